@@ -1,0 +1,45 @@
+export type { AssistantForm, AssistantMessage, ResultInfo, Usage } from "./extract.js";
+export {
+  assistantMessage,
+  recordedTimeline,
+  resultInfo,
+  sessionIdOf,
+  timestampOf,
+  toMonitorSignal,
+} from "./extract.js";
+export type { LineFramer, LineFramerOptions } from "./line-framer.js";
+export { createLineFramer, createLineFramerStream, DEFAULT_PARSE_CAP } from "./line-framer.js";
+export { eventTypeOf, instant, parseLine } from "./parse-line.js";
+export type {
+  AssistantEvent,
+  ResultErrorEvent,
+  ResultSuccessEvent,
+  ShellToolCall,
+  SystemInitEvent,
+  ThinkingCompletedEvent,
+  ThinkingDeltaEvent,
+  ToolCallCompletedEvent,
+  ToolCallStartedEvent,
+  UserEvent,
+} from "./schemas.js";
+export {
+  FAILURE_OUTCOMES,
+  PENDING_OUTCOMES,
+  schemaNameFor,
+  schemas,
+  toolSchemas,
+} from "./schemas.js";
+export type { ToolCallInfo, ToolResult } from "./tool-call.js";
+export { findToolKey, toolCallInfo, toolKindSpec, toolResult } from "./tool-call.js";
+export type { ToolArgsSummary, ToolKindSpec, ToolSuccessSummary } from "./tool-kinds.js";
+export { TOOL_KINDS } from "./tool-kinds.js";
+export type {
+  AgentEvent,
+  Instant,
+  JsonEvent,
+  JsonObject,
+  LineEnding,
+  OversizePiece,
+  TextLine,
+  TextReason,
+} from "./types.js";

@@ -1,0 +1,192 @@
+import { formatDuration } from "@cursor-wrap/monitor";
+import {
+  TOOL_KINDS,
+  type ToolKindSpec,
+  type ToolSuccessSummary,
+  unknownToolKind,
+} from "./tool-kinds.js";
+import type { AgentEvent, JsonObject } from "./types.js";
+import { firstLine, firstString, isObject, numberAt, objectAt, stringAt, tail } from "./values.js";
+
+/** A tool call as described by a `tool_call` event (R-EV4). */
+export interface ToolCallInfo {
+  /** The exact decoded `call_id` (may contain newlines): match calls by this string. */
+  callId: string;
+  modelCallId?: string;
+  /** The event's subtype: `started`, `completed`, … */
+  phase: string;
+  /** The key inside `tool_call`: `shellToolCall`, `function`, … */
+  key: string;
+  /** Short kind: `shell`, `read`, `mcp`, … */
+  kind: string;
+  /** One-line summary of the call (R-FMT3). */
+  label: string;
+  /** Timeout the call declared, ms (shell `timeout`, await `blockUntilMs`). */
+  timeoutMs?: number;
+  /** A background call returns at once and is not waited on. */
+  background: boolean;
+  command?: string;
+  path?: string;
+  pattern?: string;
+  directory?: string;
+  url?: string;
+  query?: string;
+  mcp?: { provider?: string; tool?: string };
+  /** The call's `args` object (empty when absent). */
+  args: JsonObject;
+}
+
+/** The outcome of a completed tool call (R-EV4). */
+export interface ToolResult extends ToolSuccessSummary {
+  callId: string;
+  key: string;
+  kind: string;
+  /** The outcome key inside `result`: `success`, `rejected`, `error`, `timeout`, …; `none` if absent. */
+  outcome: string;
+  /** True for a success (and, for shell, exit code 0). */
+  ok: boolean;
+  /** True for outcomes that say the work goes on (`stillRunning`, `async`, `approved`, …). */
+  pending: boolean;
+  /** True when the call was moved to the background. */
+  background: boolean;
+}
+
+const NON_TERMINAL_OUTCOMES = new Set(["approved", "async", "stillRunning", "needsConfirmation"]);
+
+/**
+ * The tool key inside a `tool_call` object: the key ending in `ToolCall`, or `function`. Newer
+ * CLI versions put sibling keys (`toolCallId`, `startedAtMs`, …) beside it, so the first key
+ * is not necessarily the tool.
+ */
+export function findToolKey(toolCall: unknown): string | undefined {
+  if (!isObject(toolCall)) return undefined;
+  let fallback: string | undefined;
+  for (const key in toolCall) {
+    if (key.endsWith("ToolCall") && isObject(toolCall[key])) return key;
+    if (key === "function" && isObject(toolCall[key])) fallback = key;
+  }
+  return fallback;
+}
+
+/** The spec that reads a tool key. */
+export function toolKindSpec(key: string): ToolKindSpec {
+  return TOOL_KINDS[key] ?? unknownToolKind(key);
+}
+
+interface ToolCallParts {
+  data: JsonObject;
+  key: string;
+  spec: ToolKindSpec;
+  tool: JsonObject;
+  args: JsonObject;
+  callId: string;
+}
+
+function toolCallParts(event: AgentEvent): ToolCallParts | undefined {
+  if (event.kind !== "json" || event.type !== "tool_call") return undefined;
+  const data = event.data;
+  const toolCall = objectAt(data, "tool_call");
+  const key = findToolKey(toolCall);
+  if (toolCall === undefined || key === undefined) return undefined;
+  const tool = toolCall[key] as JsonObject;
+  // The generic `function` shape keeps name and arguments on the tool object itself.
+  const args = key === "function" ? tool : (objectAt(tool, "args") ?? {});
+  const callId =
+    stringAt(data, "call_id") ??
+    stringAt(toolCall, "toolCallId") ??
+    stringAt(args, "toolCallId") ??
+    "";
+  return { data, key, spec: toolKindSpec(key), tool, args, callId };
+}
+
+/** Describe the tool call in a `tool_call` event; undefined for any other event. Never throws. */
+export function toolCallInfo(event: AgentEvent): ToolCallInfo | undefined {
+  const parts = toolCallParts(event);
+  if (!parts) return undefined;
+  const { data, key, spec, args, callId } = parts;
+  let described: ReturnType<ToolKindSpec["describe"]>;
+  try {
+    described = spec.describe(args);
+  } catch {
+    described = { label: "" };
+  }
+  const { background, ...fields } = described;
+  const info: ToolCallInfo = {
+    ...fields,
+    callId,
+    phase: event.kind === "json" ? (event.subtype ?? "") : "",
+    key,
+    kind: spec.kind,
+    background: background === true,
+    args,
+  };
+  const modelCallId = stringAt(data, "model_call_id");
+  if (modelCallId !== undefined) info.modelCallId = modelCallId;
+  return info;
+}
+
+function outcomeKey(result: JsonObject): string | undefined {
+  for (const key in result) {
+    if (key !== "isBackground") return key;
+  }
+  return undefined;
+}
+
+function failureSummary(outcome: string, payload: unknown): ToolSuccessSummary {
+  const nested = objectAt(payload, "error");
+  const message =
+    firstString(payload, "error", "message", "reason", "errorMessage", "stderr") ??
+    firstString(nested, "message", "error");
+  const exitCode = numberAt(payload, "exitCode");
+  const timeoutMs = numberAt(payload, "timeoutMs");
+  let summary = outcome;
+  if (outcome === "timeout" && timeoutMs !== undefined)
+    summary = `timeout after ${formatDuration(timeoutMs)}`;
+  if (exitCode !== undefined) summary += ` (exit ${exitCode})`;
+  if (message !== undefined) summary += `: ${firstLine(message, 120)}`;
+  const result: ToolSuccessSummary = { summary, ok: false };
+  if (message !== undefined) result.error = message;
+  if (exitCode !== undefined) result.exitCode = exitCode;
+  const stderr = stringAt(payload, "stderr");
+  if (stderr) result.stderrTail = tail(stderr);
+  return result;
+}
+
+/**
+ * The outcome of the tool call in a `tool_call` event that carries a `result` (normally
+ * `completed`); undefined for any other event. Never throws.
+ */
+export function toolResult(event: AgentEvent): ToolResult | undefined {
+  const parts = toolCallParts(event);
+  if (!parts) return undefined;
+  const { key, spec, tool, args, callId } = parts;
+  const result = objectAt(tool, "result");
+  if (result === undefined && event.kind === "json" && event.subtype === "started")
+    return undefined;
+  const background = result !== undefined && result.isBackground === true;
+  const base = { callId, key, kind: spec.kind, background };
+  if (result === undefined) {
+    return { ...base, outcome: "none", ok: true, pending: false, summary: "done" };
+  }
+  const outcome = outcomeKey(result) ?? "none";
+  const payload = result[outcome];
+  let summary: ToolSuccessSummary;
+  try {
+    summary =
+      outcome === "success"
+        ? spec.summarize(isObject(payload) ? payload : {}, args)
+        : NON_TERMINAL_OUTCOMES.has(outcome)
+          ? { summary: outcome, ok: true }
+          : failureSummary(outcome, payload);
+  } catch {
+    summary = { summary: outcome, ok: outcome === "success" };
+  }
+  if (background && outcome === "success") summary.summary = `${summary.summary} (backgrounded)`;
+  return {
+    ...summary,
+    ...base,
+    outcome,
+    ok: summary.ok ?? outcome === "success",
+    pending: NON_TERMINAL_OUTCOMES.has(outcome),
+  };
+}

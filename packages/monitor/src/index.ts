@@ -1,0 +1,31 @@
+export { formatDuration } from "./format-duration.js";
+export { createMonitor, DEFAULT_THRESHOLDS, DEFAULT_TOOL_TIMEOUTS } from "./monitor.js";
+export type {
+  SimulateOptions,
+  SimulationEntry,
+  SimulationResult,
+  TimedSignal,
+} from "./simulate.js";
+export { simulate } from "./simulate.js";
+export type {
+  ActivitySignal,
+  CheckResult,
+  DoneSignal,
+  ExitSignal,
+  Monitor,
+  MonitorOptions,
+  MonitorSignal,
+  MonitorSnapshot,
+  MonitorWarning,
+  OpenCallDetail,
+  Phase,
+  Reason,
+  ReasonKind,
+  SessionSignal,
+  SoftWarning,
+  ToolEndSignal,
+  ToolStartSignal,
+  Verdict,
+} from "./types.js";
+export type { StallInfo, WatchOptions } from "./watch.js";
+export { watch } from "./watch.js";

@@ -1,0 +1,399 @@
+import { describe, expect, it } from "vitest";
+import { createMonitor, DEFAULT_TOOL_TIMEOUTS } from "./monitor.js";
+import type { MonitorOptions, MonitorSignal } from "./types.js";
+
+const S = 1_000;
+
+/** A monitor on a hand-driven clock that starts at t=0 and ignores soft warnings. */
+function fixture(options: MonitorOptions = {}) {
+  let now = 0;
+  const monitor = createMonitor({ warnFraction: 0, ...options, now: () => now });
+  return {
+    monitor,
+    at(ms: number) {
+      now = ms;
+    },
+    send(ms: number, signal: MonitorSignal) {
+      now = ms;
+      return monitor.observe(signal);
+    },
+    verdict(ms: number) {
+      now = ms;
+      return monitor.check().verdict;
+    },
+  };
+}
+
+const thinking: MonitorSignal = {
+  type: "activity",
+  eventType: "thinking/completed",
+  phase: "thinking",
+};
+const shell = (id: string, timeoutMs?: number): MonitorSignal => ({
+  type: "toolStart",
+  id,
+  kind: "shell",
+  label: `sleep ${id}`,
+  eventType: "tool_call/started",
+  ...(timeoutMs === undefined ? {} : { timeoutMs }),
+});
+const end = (id: string): MonitorSignal => ({
+  type: "toolEnd",
+  id,
+  eventType: "tool_call/completed",
+});
+
+describe("createMonitor", () => {
+  it("reports an idle hang after idleTimeout of silence with no tool open", () => {
+    const f = fixture();
+    f.send(1 * S, thinking);
+    expect(f.verdict(60 * S)).toBe("ok");
+    f.at(61 * S);
+    const { verdict, reason } = f.monitor.check();
+    expect(verdict).toBe("hang");
+    expect(reason).toMatchObject({
+      kind: "idle",
+      idleMs: 60 * S,
+      openCallCount: 0,
+      lastEventType: "thinking/completed",
+      openCalls: [],
+    });
+    expect(reason.message).toBe(
+      "no output for 1m with no tool running (last event: thinking/completed)",
+    );
+  });
+
+  it("counts silence from the start of the process when nothing is ever printed", () => {
+    const f = fixture({ startedAt: 500 });
+    expect(f.monitor.nextDeadline()).toBe(60_500);
+    expect(f.verdict(60_499)).toBe("ok");
+    f.at(60_500);
+    const { verdict, reason } = f.monitor.check();
+    expect(verdict).toBe("hang");
+    expect(reason.message).toBe("no output for 1m with no tool running (no output yet)");
+    expect(reason.lastEventType).toBeUndefined();
+  });
+
+  it("waits on a sequential tool call that finishes within its declared timeout", () => {
+    const f = fixture();
+    f.send(0, shell("a", 10 * S));
+    expect(f.verdict(39 * S)).toBe("waiting");
+    f.send(39 * S, end("a"));
+    expect(f.verdict(98 * S)).toBe("ok");
+    expect(f.verdict(99 * S)).toBe("hang");
+  });
+
+  it("does not hang on a long tool call that is within its declared timeout (AC4)", () => {
+    const f = fixture();
+    f.send(0, shell("long", 120 * S));
+    // 90 s of silence is past the idle timeout but well inside 120 s + 30 s grace.
+    expect(f.verdict(90 * S)).toBe("waiting");
+    expect(f.verdict(149_999)).toBe("waiting");
+    expect(f.verdict(150 * S)).toBe("hang");
+  });
+
+  it("reports a tool-timeout hang at exactly declared timeout + grace (AC3)", () => {
+    const f = fixture();
+    f.send(2 * S, shell("x", 10 * S));
+    expect(f.monitor.nextDeadline()).toBe(42 * S);
+    expect(f.verdict(42 * S - 1)).toBe("waiting");
+    f.at(42 * S);
+    const { verdict, reason } = f.monitor.check();
+    expect(verdict).toBe("hang");
+    expect(reason).toMatchObject({ kind: "tool", openCallCount: 1, idleMs: 40 * S });
+    expect(reason.openCalls).toEqual([
+      {
+        id: "x",
+        kind: "shell",
+        label: "sleep x",
+        elapsedMs: 40 * S,
+        timeoutMs: 10 * S,
+        limitMs: 40 * S,
+        remainingMs: 0,
+      },
+    ]);
+    expect(reason.message).toBe(
+      '1 tool call past its deadline, silent for 40.0s: shell "sleep x" 40.0s of 40.0s (last event: tool_call/started)',
+    );
+  });
+
+  it("measures each parallel call from its own start and waits until all are expired (AC5)", () => {
+    const f = fixture();
+    f.send(0, shell("a", 10 * S)); // expires at 40 s
+    f.send(8 * S, shell("b", 10 * S)); // expires at 48 s
+    f.send(20 * S, end("a")); // one finishes before the other
+    expect(f.verdict(47 * S)).toBe("waiting");
+    expect(f.monitor.check().reason.openCalls.map((call) => call.id)).toEqual(["b"]);
+    f.send(47 * S, end("b"));
+    expect(f.verdict(100 * S)).toBe("ok");
+  });
+
+  it("keeps waiting while one parallel call is expired and another is not", () => {
+    const f = fixture();
+    f.send(0, shell("short", 1 * S)); // expires at 31 s
+    f.send(0, shell("long", 100 * S)); // expires at 130 s
+    expect(f.verdict(60 * S)).toBe("waiting");
+    const expired = f.monitor.check().reason.openCalls.find((call) => call.id === "short");
+    expect(expired?.remainingMs).toBe(-29 * S);
+    expect(f.verdict(130 * S)).toBe("hang");
+  });
+
+  it("does not call an expired tool a hang while the stream is still talking", () => {
+    const f = fixture();
+    f.send(0, shell("stale", 1 * S)); // expires at 31 s, but a line arrives every 30 s
+    for (let t = 30 * S; t <= 120 * S; t += 30 * S) {
+      f.send(t, { type: "activity", eventType: "thinking/delta" });
+      expect(f.verdict(t + 29 * S)).toBe("waiting");
+    }
+    expect(f.monitor.nextDeadline()).toBe(150 * S);
+    expect(f.verdict(150 * S)).toBe("hang");
+  });
+
+  it("uses per-kind defaults for calls without a declared timeout", () => {
+    const f = fixture({ toolTimeouts: { grep: 5 * S } });
+    f.send(0, { type: "toolStart", id: "m", kind: "mcp" });
+    f.send(0, { type: "toolStart", id: "g", kind: "grep" });
+    f.send(0, { type: "toolStart", id: "r", kind: "read" });
+    const limits = Object.fromEntries(
+      f.monitor.check().reason.openCalls.map((call) => [call.id, call.limitMs]),
+    );
+    expect(limits).toEqual({
+      m: DEFAULT_TOOL_TIMEOUTS.mcp! + 30 * S,
+      g: 35 * S,
+      r: 90 * S, // no kind default: idle timeout + grace
+    });
+    expect(f.verdict(630 * S - 1)).toBe("waiting");
+    expect(f.verdict(630 * S)).toBe("hang");
+  });
+
+  it("lets a configured kind default override the built-in one", () => {
+    const f = fixture({ toolTimeouts: { mcp: 60 * S } });
+    f.send(0, { type: "toolStart", id: "m", kind: "mcp", label: "github/search" });
+    expect(f.monitor.nextDeadline()).toBe(90 * S);
+  });
+
+  it("uses the declared wait of an await call and its kind default otherwise", () => {
+    const f = fixture();
+    f.send(0, { type: "toolStart", id: "w1", kind: "await", timeoutMs: 60 * S });
+    expect(f.monitor.nextDeadline()).toBe(90 * S);
+    f.send(1 * S, end("w1"));
+    f.send(1 * S, { type: "toolStart", id: "w2", kind: "await" });
+    expect(f.monitor.nextDeadline()).toBe(1 * S + DEFAULT_TOOL_TIMEOUTS.await! + 30 * S);
+  });
+
+  it("completes background shells at once and matches their completion silently", () => {
+    const f = fixture();
+    expect(
+      f.send(0, { ...shell("bg", 10 * S), background: true } as MonitorSignal),
+    ).toBeUndefined();
+    expect(f.monitor.check().verdict).toBe("ok");
+    expect(f.send(1 * S, end("bg"))).toBeUndefined();
+    expect(f.monitor.nextDeadline()).toBe(61 * S);
+  });
+
+  it("matches call ids by the exact string, newlines included", () => {
+    const f = fixture();
+    f.send(0, shell("call_1\nfc_1", 10 * S));
+    expect(f.send(1, end("call_1"))?.code).toBe("unmatched-end");
+    expect(f.verdict(2)).toBe("waiting");
+    expect(f.send(3, end("call_1\nfc_1"))).toBeUndefined();
+    expect(f.verdict(4)).toBe("ok");
+  });
+
+  it("tolerates an unmatched completion with a warning, never a hang", () => {
+    const f = fixture();
+    const warning = f.send(1 * S, end("ghost"));
+    expect(warning).toEqual({
+      code: "unmatched-end",
+      id: "ghost",
+      message: "tool call ended that never started",
+    });
+    expect(f.verdict(60 * S)).toBe("ok");
+    expect(f.verdict(61 * S)).toBe("hang"); // an ordinary idle hang, counted from the completion
+    expect(f.monitor.check().reason.kind).toBe("idle");
+  });
+
+  it("tolerates a duplicate start by restarting the call's clock", () => {
+    const f = fixture();
+    f.send(0, shell("dup", 10 * S));
+    expect(f.send(20 * S, shell("dup", 10 * S))?.code).toBe("duplicate-start");
+    expect(f.monitor.check().reason.openCallCount).toBe(1);
+    expect(f.verdict(59 * S)).toBe("waiting");
+    expect(f.monitor.nextDeadline()).toBe(60 * S);
+  });
+
+  it("never hangs after the result; a process that does not exit is a linger", () => {
+    const f = fixture();
+    f.send(0, shell("open", 1 * S)); // still open at the result: irrelevant now
+    f.send(5 * S, { type: "done", eventType: "result/success" });
+    expect(f.monitor.nextDeadline()).toBe(15 * S);
+    expect(f.verdict(15 * S - 1)).toBe("ok");
+    f.at(15 * S);
+    const { verdict, reason } = f.monitor.check();
+    expect(verdict).toBe("linger");
+    expect(reason.kind).toBe("linger");
+    expect(reason.message).toBe("process still running 10.0s after its result");
+  });
+
+  it("is ok forever once the process exits", () => {
+    const f = fixture({ maxTurnMs: 10 * S });
+    f.send(1 * S, { type: "done" });
+    f.send(2 * S, { type: "exit" });
+    expect(f.monitor.nextDeadline()).toBeUndefined();
+    expect(f.verdict(10_000 * S)).toBe("ok");
+    expect(f.monitor.snapshot().phase).toBe("exited");
+  });
+
+  it("reports events after the result once, as a warning", () => {
+    const f = fixture();
+    f.send(1 * S, { type: "done", eventType: "result/success" });
+    const warning = f.send(2 * S, { type: "activity", eventType: "assistant" });
+    expect(warning).toEqual({ code: "after-done", message: "assistant after the result; ignored" });
+    expect(f.send(3 * S, shell("late", 1 * S))).toBeUndefined();
+    expect(f.send(4 * S, { type: "done" })).toBeUndefined();
+    // The linger deadline stays anchored on the first result.
+    expect(f.monitor.nextDeadline()).toBe(11 * S);
+    expect(f.verdict(11 * S)).toBe("linger");
+  });
+
+  it("reports a budget verdict when the turn outlives maxTurnMs", () => {
+    const f = fixture({ maxTurnMs: 100 * S });
+    f.send(0, shell("long", 600 * S));
+    for (let t = 10 * S; t < 100 * S; t += 10 * S) f.send(t, thinking);
+    expect(f.monitor.nextDeadline()).toBe(100 * S);
+    expect(f.verdict(100 * S - 1)).toBe("waiting");
+    f.at(100 * S);
+    const { verdict, reason } = f.monitor.check();
+    expect(verdict).toBe("budget");
+    expect(reason.kind).toBe("budget");
+    expect(reason.message).toBe(
+      "turn ran 1m 40s, past its budget of 1m 40s (last event: thinking/completed)",
+    );
+  });
+
+  it("reports whichever of hang and budget was due first", () => {
+    const f = fixture({ maxTurnMs: 100 * S });
+    f.send(0, thinking);
+    expect(f.verdict(200 * S)).toBe("hang"); // idle at 60 s came before the budget at 100 s
+    const g = fixture({ maxTurnMs: 30 * S });
+    expect(g.verdict(200 * S)).toBe("budget");
+  });
+
+  it("captures the session id", () => {
+    const f = fixture();
+    f.send(0, { type: "session", sessionId: "d43015b9", eventType: "system/init" });
+    expect(f.monitor.snapshot().sessionId).toBe("d43015b9");
+    expect(f.monitor.check().reason.sessionId).toBe("d43015b9");
+  });
+
+  it("gives a nextDeadline that is exact: 1 ms before it no hang, at it the hang", () => {
+    const scenarios: Array<[string, (f: ReturnType<typeof fixture>) => void]> = [
+      ["idle", (f) => f.send(1_234, thinking)],
+      ["tool", (f) => f.send(777, shell("t", 4_321))],
+      ["linger", (f) => f.send(99, { type: "done" })],
+    ];
+    for (const [name, setup] of scenarios) {
+      const f = fixture();
+      setup(f);
+      const deadline = f.monitor.nextDeadline()!;
+      expect(f.verdict(deadline - 1), name).not.toMatch(/hang|linger/);
+      expect(f.verdict(deadline), name).toMatch(/hang|linger/);
+    }
+  });
+
+  it("uses the injected clock for every method when no time is passed", () => {
+    let now = 1_000;
+    const monitor = createMonitor({ now: () => now, warnFraction: 0 });
+    monitor.observe(thinking);
+    now = 61_000;
+    expect(monitor.check().verdict).toBe("hang");
+    expect(monitor.snapshot().silentMs).toBe(60_000);
+  });
+
+  it("rejects thresholds that are not durations", () => {
+    expect(() => createMonitor({ idleTimeoutMs: -1 })).toThrow(RangeError);
+    expect(() => createMonitor({ toolTimeouts: { mcp: Number.NaN } })).toThrow(/toolTimeouts.mcp/);
+    expect(() => createMonitor({ warnFraction: 1 })).toThrow(/warnFraction/);
+  });
+});
+
+describe("soft warnings", () => {
+  it("warns once at half the idle timeout, then fires the hang at the full timeout", () => {
+    let now = 0;
+    const monitor = createMonitor({ now: () => now });
+    monitor.observe(thinking, 0);
+    expect(monitor.nextDeadline()).toBe(30 * S);
+    now = 30 * S - 1;
+    expect(monitor.check().warning).toBeUndefined();
+    now = 30 * S;
+    const first = monitor.check();
+    expect(first.verdict).toBe("ok");
+    expect(first.warning).toEqual({
+      kind: "idle",
+      firesInMs: 30 * S,
+      message: "quiet for 30.0s; hang in 30.0s if nothing arrives",
+    });
+    expect(monitor.check().warning).toBeUndefined(); // once per silence
+    expect(monitor.nextDeadline()).toBe(60 * S);
+    now = 40 * S;
+    monitor.observe(thinking); // a new silence begins
+    expect(monitor.nextDeadline()).toBe(70 * S);
+    now = 70 * S;
+    expect(monitor.check().warning?.kind).toBe("idle");
+  });
+
+  it("warns at half of the latest open call's allowance", () => {
+    let now = 0;
+    const monitor = createMonitor({ now: () => now });
+    monitor.observe(shell("a", 10 * S)); // allowance 40 s
+    expect(monitor.nextDeadline()).toBe(20 * S);
+    now = 20 * S;
+    const result = monitor.check();
+    expect(result.verdict).toBe("waiting");
+    expect(result.warning?.kind).toBe("tool");
+    expect(result.warning?.message).toBe(
+      'tool call running long; hang in 20.0s: shell "sleep a" 20.0s of 40.0s',
+    );
+    expect(monitor.nextDeadline()).toBe(40 * S);
+  });
+});
+
+describe("snapshot", () => {
+  it("tells what the agent is doing and how far each deadline is", () => {
+    let now = 0;
+    const monitor = createMonitor({ now: () => now, warnFraction: 0 });
+    expect(monitor.snapshot().phase).toBe("starting");
+    monitor.observe(thinking);
+    now = 2 * S;
+    expect(monitor.snapshot()).toMatchObject({
+      phase: "thinking",
+      silentMs: 2 * S,
+      verdictInMs: 58 * S,
+    });
+    monitor.observe({ type: "activity", eventType: "assistant", phase: "responding" });
+    expect(monitor.snapshot().phase).toBe("responding");
+    monitor.observe(shell("s", 10 * S));
+    now = 12 * S;
+    const snapshot = monitor.snapshot();
+    expect(snapshot).toMatchObject({
+      phase: "tool",
+      verdict: "waiting",
+      elapsedMs: 12 * S,
+      silentMs: 10 * S,
+      nextDeadlineInMs: 30 * S,
+      verdictInMs: 30 * S,
+    });
+    expect(snapshot.openCalls[0]).toMatchObject({
+      id: "s",
+      elapsedMs: 10 * S,
+      remainingMs: 30 * S,
+    });
+    monitor.observe({ type: "activity", eventType: "user" });
+    expect(monitor.snapshot().phase).toBe("tool");
+    monitor.observe(end("s"));
+    monitor.observe({ type: "activity", eventType: "user" });
+    expect(monitor.snapshot().phase).toBe("working");
+    monitor.observe({ type: "done" });
+    expect(monitor.snapshot()).toMatchObject({ phase: "done", verdictInMs: 10 * S });
+  });
+});

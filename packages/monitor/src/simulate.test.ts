@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { simulate, type TimedSignal } from "./simulate.js";
+
+const at = (ms: number, signal: TimedSignal["signal"]): TimedSignal => ({ at: ms, signal });
+
+describe("simulate", () => {
+  it("reports no verdict for a stream that completes within its thresholds", () => {
+    const result = simulate(
+      [
+        at(0, { type: "session", sessionId: "s" }),
+        at(100, { type: "toolStart", id: "a", kind: "shell", timeoutMs: 10_000 }),
+        at(5_500, { type: "toolEnd", id: "a" }),
+        at(6_000, { type: "done" }),
+        at(6_050, { type: "exit" }),
+      ],
+      { until: Number.POSITIVE_INFINITY },
+    );
+    expect(result.verdict).toBeUndefined();
+    expect(result.entries).toEqual([]);
+  });
+
+  it("reports the exact time a tool-timeout hang fires when the stream goes silent", () => {
+    const result = simulate(
+      [
+        at(1_000, { type: "activity" }),
+        at(2_000, { type: "toolStart", id: "a", kind: "shell", timeoutMs: 10_000 }),
+      ],
+      { until: Number.POSITIVE_INFINITY },
+    );
+    expect(result.entries.map((entry) => [entry.type, entry.at])).toEqual([
+      ["warning", 22_000],
+      ["verdict", 42_000],
+    ]);
+    expect(result.verdict).toMatchObject({ at: 42_000, verdict: "hang", reason: { kind: "tool" } });
+  });
+
+  it("stops at the first verdict, as a supervisor that kills would", () => {
+    const result = simulate(
+      [at(0, { type: "activity" }), at(70_000, { type: "activity" }), at(80_000, { type: "done" })],
+      { warnFraction: 0 },
+    );
+    expect(result.verdict).toMatchObject({ at: 60_000, verdict: "hang" });
+    expect(result.entries).toHaveLength(1);
+  });
+
+  it("records tolerated oddities as notices and a linger after the result", () => {
+    const result = simulate(
+      [at(0, { type: "toolEnd", id: "ghost" }), at(1_000, { type: "done" })],
+      { until: 60_000, exitGraceMs: 5_000 },
+    );
+    expect(result.entries[0]).toMatchObject({
+      type: "notice",
+      at: 0,
+      warning: { code: "unmatched-end" },
+    });
+    expect(result.verdict).toMatchObject({ at: 6_000, verdict: "linger" });
+  });
+
+  it("stays silent past the last signal only as far as `until`", () => {
+    const result = simulate([at(0, { type: "activity" })], { until: 59_999, warnFraction: 0 });
+    expect(result.verdict).toBeUndefined();
+  });
+});
