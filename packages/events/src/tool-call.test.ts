@@ -380,7 +380,7 @@ describe("toolResult outcomes", () => {
     expect(completed({ failure: { exitCode: 2, stderr: "boom\n" } })).toMatchObject({
       ok: false,
       exitCode: 2,
-      summary: "failure (exit 2): boom",
+      summary: "failure (exit 2)",
       stderrTail: "boom",
     });
     expect(completed({ timeout: { command: "make", timeoutMs: 30_000 } })).toMatchObject({

@@ -49,6 +49,8 @@ export interface ToolResult extends ToolSuccessSummary {
   pending: boolean;
   /** True when the call was moved to the background. */
   background: boolean;
+  /** The command, for shell results that carry it (also rejected ones, which have no args). */
+  command?: string;
 }
 
 const NON_TERMINAL_OUTCOMES = new Set(["approved", "async", "stillRunning", "needsConfirmation"]);
@@ -135,7 +137,7 @@ function outcomeKey(result: JsonObject): string | undefined {
 function failureSummary(outcome: string, payload: unknown): ToolSuccessSummary {
   const nested = objectAt(payload, "error");
   const message =
-    firstString(payload, "error", "message", "reason", "errorMessage", "stderr") ??
+    firstString(payload, "error", "message", "reason", "errorMessage") ??
     firstString(nested, "message", "error");
   const exitCode = numberAt(payload, "exitCode");
   const timeoutMs = numberAt(payload, "timeoutMs");
@@ -182,11 +184,14 @@ export function toolResult(event: AgentEvent): ToolResult | undefined {
     summary = { summary: outcome, ok: outcome === "success" };
   }
   if (background && outcome === "success") summary.summary = `${summary.summary} (backgrounded)`;
-  return {
+  const toolResult: ToolResult = {
     ...summary,
     ...base,
     outcome,
     ok: summary.ok ?? outcome === "success",
     pending: NON_TERMINAL_OUTCOMES.has(outcome),
   };
+  const command = stringAt(payload, "command") ?? stringAt(args, "command");
+  if (command !== undefined && spec.kind === "shell") toolResult.command = command;
+  return toolResult;
 }

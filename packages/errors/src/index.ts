@@ -1,0 +1,1 @@
+export { CursorWrapError, type CursorWrapErrorOptions } from "./cursor-wrap-error.js";

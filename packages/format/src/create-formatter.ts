@@ -1,0 +1,24 @@
+import { createJsonFormatter } from "./json.js";
+import { createStreamJsonFormatter } from "./stream-json.js";
+import { createTextFormatter } from "./text.js";
+import type { Formatter, FormatterOptions, Output, OutputFormat } from "./types.js";
+
+/** Create the renderer for an output format. */
+export function createFormatter(
+  format: OutputFormat,
+  out: Output,
+  options: FormatterOptions = {},
+): Formatter {
+  switch (format) {
+    case "stream-json":
+      return createStreamJsonFormatter(out);
+    case "json":
+      return createJsonFormatter(out);
+    case "text":
+      return createTextFormatter(out, options);
+    default: {
+      const unknown: never = format;
+      throw new TypeError(`unknown output format ${JSON.stringify(unknown)}`);
+    }
+  }
+}

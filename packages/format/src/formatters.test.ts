@@ -1,0 +1,613 @@
+import {
+  type AgentEvent,
+  createLineFramer,
+  FAILURE_OUTCOMES,
+  PENDING_OUTCOMES,
+  parseLine,
+  recordedTimeline,
+  TOOL_KINDS,
+} from "@cursor-wrap/events";
+import type { Reason } from "@cursor-wrap/monitor";
+import { agentEvents as ev, realCaptures } from "@cursor-wrap/testkit";
+import fc from "fast-check";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createFormatter } from "./create-formatter.js";
+import type { FormatterOptions, Output, OutputFormat, WrapperDecision } from "./types.js";
+
+/** An output that collects what is written. */
+function sink(isTTY = false) {
+  const chunks: Buffer[] = [];
+  const out: Output & { bytes(): Buffer; text(): string } = {
+    isTTY,
+    write(chunk) {
+      chunks.push(Buffer.from(chunk));
+      return true;
+    },
+    bytes: () => Buffer.concat(chunks),
+    text: () => Buffer.concat(chunks).toString("utf8"),
+  };
+  return out;
+}
+
+/** A capture's events, received at their recorded times (so tool durations are real). */
+function captureEvents(bytes: Buffer): AgentEvent[] {
+  const framer = createLineFramer();
+  const events = [...framer.push(bytes), ...framer.end()];
+  const times = recordedTimeline(events);
+  for (const [index, event] of events.entries())
+    event.recvAt = { mono: times[index]!, epoch: times[index]! };
+  return events;
+}
+
+function render(
+  format: OutputFormat,
+  events: AgentEvent[],
+  options: FormatterOptions = {},
+  isTTY = false,
+) {
+  const out = sink(isTTY);
+  const formatter = createFormatter(format, out, { color: false, ...options });
+  for (const event of events) formatter.write(event);
+  return { out, formatter };
+}
+
+const context = {
+  sessionId: "7f1c2d3e-0000-4000-8000-000000000001",
+  requestId: "5bf03e32-be64-48d4-a5ed-c4a0a939b88c",
+};
+const line = (object: Record<string, unknown>, at = 0): AgentEvent =>
+  parseLine(`${JSON.stringify(object)}\n`, { mono: at, epoch: at });
+
+const reason: Reason = {
+  kind: "idle",
+  idleMs: 60_000,
+  openCallCount: 0,
+  openCalls: [],
+  lastEventType: "thinking/delta",
+  message: "no output for 1m with no tool running (last event: thinking/delta)",
+};
+
+const ADVERSARIAL = [
+  "T: Named models unavailable\n",
+  '{"type":"brand_new","x":1}\n',
+  "[1,2,3]\n",
+  '{"type":"user"}\r\n',
+  "\n",
+  "{oops\n",
+  '{"type":"assistant","message":{"content":[{"type":"text","text":"no newline at the end"}]}}',
+];
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("stream-json", () => {
+  it("is byte-identical to the input over every real capture", () => {
+    for (const capture of realCaptures()) {
+      const { out } = render("stream-json", captureEvents(capture.bytes));
+      expect(out.bytes().equals(capture.bytes), capture.name).toBe(true);
+    }
+  });
+
+  it("is byte-identical over adversarial lines, invalid UTF-8 included", () => {
+    const input = Buffer.concat([
+      ...ADVERSARIAL.map((text) => Buffer.from(text)),
+      Buffer.from([0x7b, 0xff, 0x7d, 0x0a]),
+    ]);
+    const framer = createLineFramer();
+    // The invalid bytes come last, after a line without a newline: frame them separately.
+    const events = [...framer.push(input), ...framer.end()];
+    const { out } = render("stream-json", events);
+    expect(out.bytes().equals(input)).toBe(true);
+  });
+
+  it("adds one wrapper line per decision, terminal ones with the resume hint and partial result", () => {
+    const events = [
+      line(ev.init(context)),
+      line(ev.assistant(context, "Looking at the build.", { modelCallId: "m-0", timestampMs: 1 })),
+      line(ev.toolStarted(context, "c1", "shellToolCall", ev.shellArgs("npm run build", 10_000))),
+    ];
+    const { out, formatter } = render("stream-json", events);
+    const before = out.bytes().length;
+    formatter.wrapper({
+      kind: "retry",
+      attempt: 1,
+      maxAttempts: 3,
+      prompt: "continue",
+      reason,
+      sessionId: context.sessionId,
+    });
+    formatter.wrapper({ kind: "hang", reason, sessionId: context.sessionId, terminal: true });
+    const added = out
+      .bytes()
+      .subarray(before)
+      .toString()
+      .trimEnd()
+      .split("\n")
+      .map((text) => JSON.parse(text));
+    expect(added).toEqual([
+      {
+        type: "wrapper",
+        subtype: "retry",
+        attempt: 1,
+        max_attempts: 3,
+        prompt: "continue",
+        reason: reason.message,
+        session_id: context.sessionId,
+        timestamp_ms: expect.any(Number),
+      },
+      {
+        type: "wrapper",
+        subtype: "hang_detected",
+        verdict: "hang",
+        reason: reason.message,
+        detail: reason,
+        session_id: context.sessionId,
+        resume: `cursor-wrap --resume ${context.sessionId}`,
+        partial_result: "Looking at the build.",
+        timestamp_ms: expect.any(Number),
+      },
+    ]);
+  });
+
+  it("starts a wrapper line on a line of its own after a last line without a newline", () => {
+    const { out, formatter } = render("stream-json", [parseLine('{"type":"thinking"}')]);
+    formatter.wrapper({ kind: "cancelled", signal: "SIGINT", terminal: true });
+    const text = out.text();
+    expect(text.startsWith('{"type":"thinking"}\n{"type":"wrapper","subtype":"cancelled"')).toBe(
+      true,
+    );
+  });
+});
+
+describe("json", () => {
+  it("prints only the result line, as the agent wrote it", () => {
+    const capture = realCaptures().find(
+      (candidate) => candidate.name === "isomorphx-gump--c2-stream-json-edit",
+    )!;
+    const { out, formatter } = render("json", captureEvents(capture.bytes));
+    expect(out.text()).toBe("");
+    formatter.endTurn({ durationMs: 1, toolCalls: 1, outcome: "completed" });
+    expect(out.text()).toBe(`${capture.bytes.toString().trimEnd().split("\n").at(-1)}\n`);
+  });
+
+  it("prints the terminal wrapper line when the turn ends without a result", () => {
+    const { out, formatter } = render("json", [
+      line(ev.assistant(context, "Half an answer", { modelCallId: "m", timestampMs: 1 })),
+    ]);
+    formatter.wrapper({
+      kind: "retry",
+      attempt: 1,
+      maxAttempts: 1,
+      prompt: "go on",
+      reason,
+      sessionId: "s",
+    });
+    formatter.wrapper({ kind: "hang", reason, sessionId: "s", terminal: true });
+    formatter.endTurn({ durationMs: 1, toolCalls: 0, outcome: "hang" });
+    const printed = out.text().trimEnd().split("\n");
+    expect(printed).toHaveLength(1);
+    expect(JSON.parse(printed[0]!)).toMatchObject({
+      subtype: "hang_detected",
+      partial_result: "Half an answer",
+      resume: "cursor-wrap --resume s",
+    });
+  });
+
+  it("prints an abnormal exit as a terminal wrapper line", () => {
+    const { out, formatter } = render("json", []);
+    formatter.wrapper({
+      kind: "error",
+      message: "cursor-agent exited with code 1 without a result",
+      terminal: true,
+    });
+    formatter.endTurn({ durationMs: 1, toolCalls: 0, outcome: "abnormal" });
+    expect(JSON.parse(out.text())).toMatchObject({
+      type: "wrapper",
+      subtype: "abnormal_exit",
+      partial_result: "",
+    });
+  });
+});
+
+describe("text", () => {
+  for (const capture of realCaptures()) {
+    it(`renders ${capture.name} as in its golden file`, async () => {
+      const { out, formatter } = render("text", captureEvents(capture.bytes));
+      formatter.endTurn({ durationMs: 0, toolCalls: 0, outcome: "completed" });
+      expect(out.text()).not.toMatch(/\u001b/);
+      await expect(out.text()).toMatchFileSnapshot(`./__snapshots__/${capture.name}.txt`);
+    });
+  }
+
+  it("renders every tool kind, started and completed, as in its golden file", async () => {
+    const samples: Record<string, [Record<string, unknown>, Record<string, unknown>]> = {
+      shellToolCall: [
+        ev.shellArgs("npm test -- --watch=false", 30_000),
+        ev.shellResult("npm test", 0, { executionTime: 4210 }),
+      ],
+      readToolCall: [
+        { path: "src/index.ts", offset: 1, limit: 40 },
+        { success: { totalLines: 120, readRange: { startLine: 1, endLine: 40 } } },
+      ],
+      lsToolCall: [
+        { path: "src" },
+        {
+          success: {
+            directoryTreeRoot: {
+              childrenDirs: [{}],
+              childrenFiles: [{ name: "a.ts" }],
+              numFiles: 12,
+            },
+          },
+        },
+      ],
+      grepToolCall: [
+        { pattern: "TODO", path: "src" },
+        {
+          success: {
+            workspaceResults: {
+              "/r": {
+                content: { matches: [{ file: "a.ts", matches: [{}] }], totalMatchedLines: 1 },
+              },
+            },
+          },
+        },
+      ],
+      globToolCall: [
+        { globPattern: "**/*.md", targetDirectory: "/repo" },
+        { success: { files: ["README.md"], totalFiles: 1 } },
+      ],
+      semSearchToolCall: [
+        { query: "where are retries decided", targetDirectories: ["apps"] },
+        { success: { results: [{}, {}] } },
+      ],
+      editToolCall: [
+        { path: "src/a.ts", streamContent: "x" },
+        { success: { linesAdded: 4, linesRemoved: 2 } },
+      ],
+      writeToolCall: [
+        { path: "NOTES.md", fileText: "# Notes\n" },
+        { success: { linesCreated: 1, fileSize: 8 } },
+      ],
+      deleteToolCall: [{ path: "old.log" }, { success: { message: "Deleted old.log" } }],
+      mcpToolCall: [
+        { providerIdentifier: "github", toolName: "create_issue" },
+        { success: { content: [{ text: { text: "Created #42" } }] } },
+      ],
+      updateTodosToolCall: [
+        { todos: [{ status: "TODO_STATUS_COMPLETED" }, { status: "TODO_STATUS_PENDING" }] },
+        { success: { totalCount: 2 } },
+      ],
+      readTodosToolCall: [{}, { success: { todos: [] } }],
+      webFetchToolCall: [
+        { url: "https://example.com/changelog" },
+        { success: { markdown: "# Changelog" } },
+      ],
+      fetchToolCall: [{ url: "https://example.com/api" }, { success: { content: "{}" } }],
+      webSearchToolCall: [{ searchTerm: "cursor cli flags" }, { success: { references: [{}] } }],
+      taskToolCall: [
+        {
+          subagentType: "explore",
+          prompt: "Map the modules that touch the session log and say which ones write to it",
+        },
+        { success: { result: "3 modules" } },
+      ],
+      awaitToolCall: [
+        { taskId: "519707", blockUntilMs: 60_000 },
+        { success: { message: "exited 0" } },
+      ],
+      listMcpResourcesToolCall: [{ server: "docs" }, { success: { resources: [{}] } }],
+      readMcpResourceToolCall: [{ server: "docs", uri: "doc://intro" }, { success: {} }],
+      getMcpToolsToolCall: [{ server: "github" }, { success: { tools: [{}, {}] } }],
+      readLintsToolCall: [{ paths: ["src/a.ts"] }, { success: { diagnostics: [] } }],
+      askQuestionToolCall: [
+        { questions: [{ prompt: "Which port?" }] },
+        { success: { message: "Questions skipped by the user" } },
+      ],
+      createPlanToolCall: [{ name: "Split the monitor" }, { success: { message: "Plan saved" } }],
+      switchModeToolCall: [{ targetModeId: "plan" }, { success: {} }],
+      writeShellStdinToolCall: [{ shellId: "3", chars: "q" }, { success: {} }],
+      applyAgentDiffToolCall: [{ path: "src/b.ts" }, { success: { message: "applied" } }],
+      blameByFilePathToolCall: [
+        { filePath: "src/b.ts", startLine: 3, endLine: 9 },
+        { success: {} },
+      ],
+      prManagementToolCall: [
+        { action: "create" },
+        { success: { url: "https://github.com/o/r/pull/7" } },
+      ],
+      recordScreenToolCall: [{ action: "start" }, { success: {} }],
+      computerUseToolCall: [{ action: "click", x: 10 }, { success: {} }],
+    };
+    expect(
+      Object.keys(samples)
+        .filter((key) => key !== "computerUseToolCall")
+        .sort(),
+    ).toEqual(
+      Object.keys(TOOL_KINDS)
+        .filter((key) => key !== "function")
+        .sort(),
+    );
+    const events: AgentEvent[] = [];
+    let at = 0;
+    for (const [key, [args, result]] of Object.entries(samples)) {
+      at += 100;
+      events.push(line(ev.toolStarted(context, `call-${key}`, key, args), at));
+      at += 250;
+      events.push(line(ev.toolCompleted(context, `call-${key}`, key, args, result), at));
+    }
+    events.push(
+      line(
+        {
+          type: "tool_call",
+          subtype: "started",
+          call_id: "f",
+          tool_call: { function: { name: "AskQuestion", arguments: '{"question":"Proceed?"}' } },
+        },
+        at + 100,
+      ),
+    );
+    events.push(
+      line(
+        {
+          type: "tool_call",
+          subtype: "completed",
+          call_id: "f",
+          tool_call: { function: { name: "AskQuestion", arguments: "{}" } },
+        },
+        at + 200,
+      ),
+    );
+    const { out } = render("text", events);
+    await expect(out.text()).toMatchFileSnapshot("./__snapshots__/tool-kinds.txt");
+  });
+
+  it("renders every outcome key as in its golden file", async () => {
+    const events: AgentEvent[] = [];
+    for (const outcome of ["success", ...FAILURE_OUTCOMES, ...PENDING_OUTCOMES, "somethingNew"]) {
+      const payload =
+        outcome === "success"
+          ? { exitCode: 0, executionTime: 120 }
+          : outcome === "failure"
+            ? { exitCode: 2, stderr: "make: *** [all] Error 2\n" }
+            : outcome === "timeout"
+              ? { timeoutMs: 30_000 }
+              : outcome === "rejected"
+                ? { command: "rm -rf build", reason: "blocked by hook" }
+                : outcome === "error"
+                  ? { error: "spawn failed" }
+                  : {};
+      const args = ev.shellArgs("make all", 30_000);
+      events.push(
+        line(
+          ev.toolCompleted(context, `c-${outcome}`, "shellToolCall", args, { [outcome]: payload }),
+        ),
+      );
+    }
+    events.push(
+      line(
+        ev.toolCompleted(
+          context,
+          "c-exit",
+          "shellToolCall",
+          ev.shellArgs("npm test"),
+          ev.shellResult("npm test", 1, {
+            stderr: "1 failing\nexpected 2, got 3\n",
+            executionTime: 900,
+          }),
+        ),
+      ),
+    );
+    const { out } = render("text", events);
+    await expect(out.text()).toMatchFileSnapshot("./__snapshots__/outcomes.txt");
+  });
+
+  it("never prints text twice with --stream-partial-output", async () => {
+    const events = [
+      line(ev.assistant(context, "Checking", { timestampMs: 1 })),
+      line(ev.assistant(context, " the tests.", { timestampMs: 2 })),
+      line(ev.assistant(context, "Checking the tests.", { modelCallId: "m-0" })), // echo
+      line(ev.assistant(context, "Checking the tests.", { modelCallId: "m-0", timestampMs: 3 })), // copy
+      line(ev.toolStarted(context, "c", "shellToolCall", ev.shellArgs("npm test")), 10),
+      line(
+        ev.toolCompleted(
+          context,
+          "c",
+          "shellToolCall",
+          ev.shellArgs("npm test"),
+          ev.shellResult("npm test", 0, { executionTime: 30 }),
+        ),
+        40,
+      ),
+      line(ev.assistant(context, "All", { timestampMs: 50 })),
+      line(ev.assistant(context, " green", { timestampMs: 51 })),
+      line(ev.assistant(context, "All green.")), // final copy: adds only the missing "."
+      line(ev.result(context, "Checking the tests.All green.")),
+    ];
+    const { out, formatter } = render("text", events);
+    expect(out.text()).toBe(
+      "Checking the tests.\n\n⏳ `npm test`\n✓ `npm test` (30ms, exit 0)\n\nAll green.\n",
+    );
+    expect(formatter.partialResult()).toBe("Checking the tests.All green.");
+    await expect(out.text()).toMatchFileSnapshot("./__snapshots__/partial-output.txt");
+  });
+
+  it("renders wrapper decisions and soft warnings", () => {
+    const { out, formatter } = render("text", [
+      line(ev.toolStarted(context, "c", "shellToolCall", ev.shellArgs("npm install"))),
+    ]);
+    formatter.notice("quiet for 30.0s; hang in 30.0s if nothing arrives");
+    formatter.wrapper({ kind: "hang", reason, sessionId: "s-1", terminal: true });
+    formatter.wrapper({ kind: "retry", attempt: 2, maxAttempts: 3, prompt: "continue", reason });
+    formatter.wrapper({
+      kind: "linger",
+      reason: {
+        ...reason,
+        kind: "linger",
+        message: "process still running 10.0s after its result",
+      },
+      terminal: false,
+    });
+    formatter.wrapper({ kind: "cancelled", signal: "SIGINT", terminal: true, sessionId: "s-1" });
+    formatter.wrapper({
+      kind: "error",
+      message: "cursor-agent exited with code 1 without a result",
+      terminal: true,
+    });
+    expect(out.text()).toBe(
+      [
+        "⏳ `npm install`",
+        "… quiet for 30.0s; hang in 30.0s if nothing arrives",
+        `⚠ Hang detected — killed cursor-agent (${reason.message})`,
+        "  resume with: cursor-wrap --resume s-1",
+        '↻ Retrying (2/3): resuming the session with "continue"',
+        "⚠ cursor-agent finished but did not exit (process still running 10.0s after its result); killed it",
+        "✗ Cancelled (SIGINT)",
+        "  resume with: cursor-wrap --resume s-1",
+        "✗ cursor-agent exited with code 1 without a result",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("on a terminal: colour, a live elapsed time for a running tool, and a turn summary", () => {
+    vi.useFakeTimers();
+    let now = 0;
+    const out = sink(true);
+    const formatter = createFormatter("text", out, {
+      color: true,
+      now: () => now,
+      refreshMs: 1_000,
+    });
+    formatter.write(
+      line(ev.toolStarted(context, "c", "shellToolCall", ev.shellArgs("sleep 5")), 0),
+    );
+    expect(out.text()).toContain("⏳");
+    now = 3_000;
+    vi.advanceTimersByTime(3_000);
+    expect(out.text()).toContain("\r\u001b[2K"); // the status line is redrawn in place
+    expect(out.text()).toContain("3.0s");
+    formatter.write(
+      line(
+        ev.toolCompleted(
+          context,
+          "c",
+          "shellToolCall",
+          ev.shellArgs("sleep 5"),
+          ev.shellResult("sleep 5", 0, { executionTime: 5_000 }),
+        ),
+        5_000,
+      ),
+    );
+    formatter.endTurn({
+      durationMs: 5_400,
+      toolCalls: 1,
+      outcome: "completed",
+      usage: { inputTokens: 14_948, outputTokens: 103 },
+    });
+    formatter.close();
+    expect(vi.getTimerCount()).toBe(0);
+    const plain = out.text().replace(/\u001b\[[0-9;]*[A-Za-z]/g, "");
+    expect(
+      plain.endsWith(
+        "✓ `sleep 5` (5.0s, exit 0)\n— 5.4s · 1 tool call · 14,948 in / 103 out tokens\n",
+      ),
+    ).toBe(true);
+    expect(out.text()).toMatch(/\u001b\[32m✓/);
+  });
+
+  it("prints no control sequences without a terminal or with NO_COLOR", () => {
+    const capture = realCaptures().find(
+      (candidate) => candidate.name === "reifying-cursor-hack--parallel-sleep",
+    )!;
+    const previous = process.env.NO_COLOR;
+    process.env.NO_COLOR = "1";
+    try {
+      const out = sink(false);
+      const formatter = createFormatter("text", out);
+      for (const event of captureEvents(capture.bytes)) formatter.write(event);
+      formatter.wrapper({ kind: "hang", reason, terminal: true });
+      formatter.endTurn({ durationMs: 1, toolCalls: 2, outcome: "completed" });
+      expect(out.text()).not.toMatch(/\u001b/);
+      expect(out.text()).toContain("✓ `sleep 4` (4.1s, exit 0)");
+    } finally {
+      if (previous === undefined) delete process.env.NO_COLOR;
+      else process.env.NO_COLOR = previous;
+    }
+  });
+});
+
+describe("every renderer", () => {
+  it("never throws on unexpected shapes (property)", () => {
+    const type = fc.constantFrom(
+      "system",
+      "user",
+      "thinking",
+      "assistant",
+      "tool_call",
+      "result",
+      "error",
+      "retry",
+      "x",
+    );
+    const subtype = fc.constantFrom(
+      "init",
+      "delta",
+      "completed",
+      "started",
+      "success",
+      "error",
+      "failed",
+      undefined,
+    );
+    const toolKey = fc.constantFrom(...Object.keys(TOOL_KINDS), "strangeToolCall");
+    const event = fc
+      .record({
+        type,
+        subtype,
+        extra: fc.dictionary(fc.string(), fc.jsonValue()),
+        toolKey,
+        args: fc.jsonValue(),
+        result: fc.jsonValue(),
+        message: fc.jsonValue(),
+      })
+      .map(({ type, subtype, extra, toolKey, args, result, message }) =>
+        parseLine(
+          JSON.stringify({
+            ...extra,
+            type,
+            subtype,
+            call_id: "c",
+            message,
+            tool_call: { [toolKey]: { args, result } },
+            model_call_id: typeof message === "string" ? message : undefined,
+          }),
+        ),
+      );
+    const decision: fc.Arbitrary<WrapperDecision> = fc.constantFrom(
+      { kind: "hang", reason, terminal: true } as const,
+      { kind: "cancelled", terminal: false } as const,
+    );
+    fc.assert(
+      fc.property(
+        fc.array(event, { maxLength: 15 }),
+        decision,
+        fc.boolean(),
+        (events, wrapperDecision, tty) => {
+          for (const format of ["stream-json", "json", "text"] as const) {
+            const out = sink(tty);
+            const formatter = createFormatter(format, out, { color: tty });
+            expect(() => {
+              for (const item of events) formatter.write(item);
+              formatter.wrapper(wrapperDecision);
+              formatter.endTurn({ durationMs: 0, toolCalls: 0, outcome: "completed" });
+              formatter.close();
+            }).not.toThrow();
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

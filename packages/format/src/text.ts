@@ -1,0 +1,352 @@
+import {
+  type AgentEvent,
+  assistantMessage,
+  eventTypeOf,
+  type JsonEvent,
+  resultInfo,
+  type ToolCallInfo,
+  type ToolResult,
+  toolCallInfo,
+  toolResult,
+  type Usage,
+} from "@cursor-wrap/events";
+import { formatDuration } from "@cursor-wrap/monitor";
+import { createColors } from "picocolors";
+import { createAssistantText } from "./assistant-text.js";
+import type { Formatter, FormatterOptions, Output, TurnSummary, WrapperDecision } from "./types.js";
+
+type Block = "text" | "tool" | "meta";
+
+const LABEL_MAX = 120;
+const IGNORED_FIELDS = new Set(["type", "subtype", "session_id", "timestamp_ms"]);
+
+/** Colour by default: FORCE_COLOR, else a terminal that Node says has colours (NO_COLOR honoured). */
+function defaultColor(out: Output): boolean {
+  const force = process.env.FORCE_COLOR;
+  if (force !== undefined && force !== "0") return true;
+  const terminal = out as { isTTY?: boolean; hasColors?: () => boolean };
+  return (
+    terminal.isTTY === true && typeof terminal.hasColors === "function" && terminal.hasColors()
+  );
+}
+
+function compact(data: Record<string, unknown>): string {
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) if (!IGNORED_FIELDS.has(key)) rest[key] = value;
+  if (Object.keys(rest).length === 0) return "";
+  let text: string;
+  try {
+    text = JSON.stringify(rest);
+  } catch {
+    text = "";
+  }
+  return text.length > LABEL_MAX ? `${text.slice(0, LABEL_MAX - 1)}…` : text;
+}
+
+function bytes(count: number): string {
+  if (count < 1024) return `${count} B`;
+  if (count < 1024 * 1024) return `${(count / 1024).toFixed(1)} KiB`;
+  return `${(count / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+function tokens(usage: Usage | undefined): string {
+  if (!usage || (usage.inputTokens === undefined && usage.outputTokens === undefined)) return "";
+  const number = (value: number | undefined) => (value ?? 0).toLocaleString("en-US");
+  const cached = usage.cacheReadTokens ? `, ${number(usage.cacheReadTokens)} cached` : "";
+  return `${number(usage.inputTokens)} in / ${number(usage.outputTokens)} out tokens${cached}`;
+}
+
+/**
+ * text (R-FMT3): what a person wants to see. Assistant text as it comes (never twice), one line
+ * per tool call with its summary and outcome, wrapper decisions. On a terminal: colour, a live
+ * status line with the running tool's elapsed time, and a one-line summary per turn. Elsewhere:
+ * plain text, no control sequences. Never throws: unexpected shapes become a generic line.
+ */
+export function createTextFormatter(out: Output, options: FormatterOptions = {}): Formatter {
+  const tty = options.tty ?? out.isTTY === true;
+  const paint = createColors(options.color ?? defaultColor(out));
+  const now = options.now ?? (() => performance.now());
+  const refreshMs = options.refreshMs ?? 1_000;
+  const assistant = createAssistantText();
+  const running = new Map<string, { what: string; startedAt: number }>();
+  let usage: Usage | undefined;
+  let atLineStart = true;
+  let lastBlock: Block | undefined;
+  let status = "";
+  let notice = "";
+  let timer: ReturnType<typeof setInterval> | undefined;
+
+  const emit = (text: string): void => {
+    if (!text) return;
+    out.write(text);
+    atLineStart = text.endsWith("\n");
+  };
+
+  const statusText = (): string => {
+    const calls = [...running.values()];
+    const latest = calls.at(-1);
+    if (latest) {
+      const more = calls.length > 1 ? ` (+${calls.length - 1} more)` : "";
+      return `${paint.cyan("⏳")} ${latest.what} ${paint.dim(`· ${formatDuration(now() - latest.startedAt)}${more}`)}`;
+    }
+    return notice ? paint.dim(notice) : "";
+  };
+
+  const clearStatus = (): void => {
+    if (!status) return;
+    out.write("\r\u001b[2K");
+    status = "";
+  };
+
+  const drawStatus = (): void => {
+    if (!tty || !atLineStart) return;
+    const line = statusText();
+    if (!line) return;
+    out.write(line);
+    status = line;
+  };
+
+  const refresh = (): void => {
+    clearStatus();
+    drawStatus();
+    const wanted = tty && (running.size > 0 || notice !== "");
+    if (wanted && !timer) {
+      timer = setInterval(refresh, refreshMs);
+      timer.unref?.();
+    } else if (!wanted && timer) {
+      clearInterval(timer);
+      timer = undefined;
+    }
+  };
+
+  const print = (text: string): void => {
+    clearStatus();
+    emit(text);
+    drawStatus();
+  };
+
+  /** A whole line in a block; a blank line separates text from tool activity. */
+  const line = (text: string, block: Block): void => {
+    clearStatus();
+    if (!atLineStart) emit("\n");
+    if (
+      lastBlock !== undefined &&
+      lastBlock !== block &&
+      (block === "text" || lastBlock === "text")
+    )
+      emit("\n");
+    lastBlock = block;
+    emit(`${text}\n`);
+    drawStatus();
+  };
+
+  const describeCall = (info: ToolCallInfo | undefined, result?: ToolResult): string => {
+    const label = info?.label || result?.command || "";
+    const kind = info?.kind ?? result?.kind ?? "tool";
+    if (kind === "shell") return `\`${label}\``;
+    return label ? `${kind} ${label}` : kind;
+  };
+
+  const renderAssistant = (event: JsonEvent): void => {
+    const message = assistantMessage(event);
+    if (!message) return;
+    const { show, complete } = assistant.add(message);
+    if (message.form === "delta") {
+      if (!show) return;
+      if (atLineStart && lastBlock !== undefined && lastBlock !== "text") {
+        clearStatus();
+        emit("\n");
+      }
+      lastBlock = "text";
+      print(show);
+      return;
+    }
+    if (!atLineStart && lastBlock === "text") {
+      // The end of a message whose deltas were just shown: add what they missed, end the line.
+      if (complete) print(`${show.replace(/\n+$/, "")}\n`);
+      return;
+    }
+    const text = show.replace(/^\n+|\n+$/g, "");
+    if (text) line(text, "text");
+  };
+
+  const renderToolStart = (event: JsonEvent): void => {
+    const info = toolCallInfo(event);
+    if (!info) return;
+    assistant.breakSegment();
+    const what = `${describeCall(info)}${info.background ? paint.dim(" (background)") : ""}`;
+    running.set(info.callId, { what, startedAt: event.recvAt.mono });
+    if (!tty) line(`⏳ ${what}`, "tool");
+    else if (!atLineStart) print("\n");
+    refresh();
+  };
+
+  const renderToolEnd = (event: JsonEvent): void => {
+    const info = toolCallInfo(event);
+    const result = toolResult(event);
+    if (!info || !result) return;
+    assistant.breakSegment();
+    const started = running.get(info.callId);
+    running.delete(info.callId);
+    const elapsed =
+      result.executionTimeMs ??
+      (started ? Math.max(0, event.recvAt.mono - started.startedAt) : undefined);
+    const parts = [elapsed === undefined ? "" : formatDuration(elapsed), result.summary].filter(
+      Boolean,
+    );
+    const mark = result.pending ? paint.yellow("…") : result.ok ? paint.green("✓") : paint.red("✗");
+    line(
+      `${mark} ${describeCall(info, result)}${parts.length > 0 ? ` (${parts.join(", ")})` : ""}`,
+      "tool",
+    );
+    if (!result.ok && result.stderrTail) {
+      for (const stderrLine of result.stderrTail.split("\n"))
+        line(paint.dim(`    │ ${stderrLine}`), "tool");
+    }
+    refresh();
+  };
+
+  const renderJson = (event: JsonEvent): void => {
+    switch (event.type) {
+      case "system":
+        if (event.subtype === "init") return;
+        break;
+      case "user":
+      case "thinking":
+        return;
+      case "assistant":
+        renderAssistant(event);
+        return;
+      case "tool_call":
+        if (event.subtype === "started") renderToolStart(event);
+        else renderToolEnd(event);
+        return;
+      case "result": {
+        usage = resultInfo(event)?.usage;
+        if (!atLineStart) print("\n");
+        return;
+      }
+      case "error": {
+        const message = event.data.message ?? event.data.error;
+        line(
+          paint.red(`✗ error: ${typeof message === "string" ? message : compact(event.data)}`),
+          "meta",
+        );
+        return;
+      }
+    }
+    line(
+      paint.dim(`· ${eventTypeOf(event)}${compact(event.data) ? ` ${compact(event.data)}` : ""}`),
+      "meta",
+    );
+  };
+
+  const decisionLines = (decision: WrapperDecision): string[] => {
+    const resume = (sessionId: string | undefined): string[] =>
+      sessionId ? [paint.dim(`  resume with: cursor-wrap --resume ${sessionId}`)] : [];
+    switch (decision.kind) {
+      case "hang":
+        return [
+          paint.yellow(`⚠ Hang detected — killed cursor-agent (${decision.reason.message})`),
+          ...(decision.terminal ? resume(decision.sessionId) : []),
+        ];
+      case "budget":
+        return [
+          paint.yellow(`⚠ Turn budget exceeded — killed cursor-agent (${decision.reason.message})`),
+          ...(decision.terminal ? resume(decision.sessionId) : []),
+        ];
+      case "linger":
+        return [
+          paint.yellow(
+            `⚠ cursor-agent finished but did not exit (${decision.reason.message}); killed it`,
+          ),
+        ];
+      case "retry":
+        return [
+          paint.yellow(
+            `↻ Retrying (${decision.attempt}/${decision.maxAttempts}): resuming the session with ${JSON.stringify(decision.prompt)}`,
+          ),
+        ];
+      case "cancelled":
+        return [
+          paint.yellow(`✗ Cancelled${decision.signal ? ` (${decision.signal})` : ""}`),
+          ...resume(decision.sessionId),
+        ];
+      case "error":
+        return [
+          paint.red(`✗ ${decision.message}`),
+          ...(decision.terminal ? resume(decision.sessionId) : []),
+        ];
+    }
+  };
+
+  return {
+    write(event: AgentEvent) {
+      try {
+        if (notice) {
+          notice = "";
+          refresh();
+        }
+        switch (event.kind) {
+          case "json":
+            renderJson(event);
+            break;
+          case "text":
+            line(event.text, "meta");
+            break;
+          case "oversize":
+            if (event.final)
+              line(paint.dim(`· oversize line (${bytes(event.totalBytes)}) not shown`), "meta");
+            break;
+        }
+      } catch {
+        line(paint.dim(`· ${eventTypeOf(event)}`), "meta");
+      }
+    },
+
+    wrapper(decision) {
+      running.clear();
+      notice = "";
+      for (const text of decisionLines(decision)) line(text, "meta");
+      refresh();
+    },
+
+    notice(message) {
+      if (tty) {
+        notice = `… ${message}`;
+        refresh();
+      } else {
+        line(paint.dim(`… ${message}`), "meta");
+      }
+    },
+
+    endTurn(summary: TurnSummary) {
+      running.clear();
+      notice = "";
+      refresh();
+      clearStatus();
+      if (!atLineStart) emit("\n");
+      if (tty) {
+        const parts = [
+          formatDuration(summary.durationMs),
+          `${summary.toolCalls} tool call${summary.toolCalls === 1 ? "" : "s"}`,
+          tokens(summary.usage ?? usage),
+        ].filter(Boolean);
+        emit(`${paint.dim(`— ${parts.join(" · ")}`)}\n`);
+      }
+      assistant.reset();
+      usage = undefined;
+      lastBlock = undefined;
+    },
+
+    partialResult: () => assistant.text(),
+
+    close() {
+      running.clear();
+      notice = "";
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      clearStatus();
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import type { AgentEvent, Usage } from "@cursor-wrap/events";
+import type { Reason } from "@cursor-wrap/monitor";
+
+/** The output formats of cursor-agent, and of the wrapper. */
+export type OutputFormat = "stream-json" | "json" | "text";
+
+/** Something the wrapper decided, to be shown in the output. */
+export type WrapperDecision =
+  | {
+      kind: "hang" | "linger" | "budget";
+      reason: Reason;
+      sessionId?: string;
+      /** The stream ends here: carry the resume hint and the partial result. */
+      terminal: boolean;
+    }
+  | {
+      kind: "retry";
+      /** 1 for the first retry. */
+      attempt: number;
+      maxAttempts: number;
+      /** The prompt sent with the retry. */
+      prompt: string;
+      reason: Reason;
+      sessionId?: string;
+    }
+  | { kind: "cancelled"; sessionId?: string; signal?: string; terminal: boolean }
+  | {
+      /** The turn failed without a result (abnormal exit, auth or quota failure, …). */
+      kind: "error";
+      message: string;
+      sessionId?: string;
+      terminal: boolean;
+    };
+
+/** How a turn went, for the one-line summary. */
+export interface TurnSummary {
+  durationMs: number;
+  toolCalls: number;
+  usage?: Usage;
+  outcome: string;
+}
+
+/** Renders events to one output stream. */
+export interface Formatter {
+  /** Render one event (in stream order). */
+  write(event: AgentEvent): void;
+  /** Render a wrapper decision. */
+  wrapper(decision: WrapperDecision): void;
+  /** A soft warning ("quiet for 30s; hang in 30s"): a dim status line in text mode, nothing otherwise. */
+  notice(message: string): void;
+  /** The turn is over. */
+  endTurn(summary: TurnSummary): void;
+  /** The assistant text of the current turn so far. */
+  partialResult(): string;
+  /** Stop any timer (live elapsed time). */
+  close(): void;
+}
+
+/** Where output goes: any writable (stdout, a file, a test sink). */
+export interface Output {
+  write(chunk: string | Uint8Array): unknown;
+  isTTY?: boolean;
+}
+
+/** Options for {@link createFormatter}. */
+export interface FormatterOptions {
+  /** The output is a terminal: live status line and turn summary. Default `out.isTTY`. */
+  tty?: boolean;
+  /** Colour. Default: FORCE_COLOR, else a terminal that Node says has colours (NO_COLOR honoured). */
+  color?: boolean;
+  /** Monotonic clock, ms, for live elapsed times. Default `performance.now()`. */
+  now?: () => number;
+  /** Refresh period of the live elapsed time on a terminal, ms. Default 1000. */
+  refreshMs?: number;
+}

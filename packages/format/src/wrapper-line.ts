@@ -1,0 +1,61 @@
+import type { WrapperDecision } from "./types.js";
+
+const SUBTYPES = {
+  hang: "hang_detected",
+  linger: "linger_killed",
+  budget: "budget_exceeded",
+  retry: "retry",
+  cancelled: "cancelled",
+  error: "abnormal_exit",
+} as const;
+
+/** The `subtype` of the synthetic line for a decision. */
+export function wrapperSubtype(decision: WrapperDecision): string {
+  return SUBTYPES[decision.kind];
+}
+
+/** Whether a decision ends the stream (and so carries the resume hint and partial result). */
+export function isTerminal(decision: WrapperDecision): boolean {
+  return decision.kind === "retry" ? false : decision.terminal;
+}
+
+/**
+ * The synthetic `{"type":"wrapper",...}` line for a decision (R-FMT1). A terminal line carries
+ * the reason, the session id, a resume hint and the assistant text so far, so a consumer that
+ * reads only the last line still knows why the stream stopped and what was said.
+ */
+export function wrapperLine(
+  decision: WrapperDecision,
+  partialResult: string,
+  epochMs = Date.now(),
+): string {
+  const line: Record<string, unknown> = { type: "wrapper", subtype: wrapperSubtype(decision) };
+  switch (decision.kind) {
+    case "hang":
+    case "linger":
+    case "budget":
+      line.verdict = decision.kind;
+      line.reason = decision.reason.message;
+      line.detail = decision.reason;
+      break;
+    case "retry":
+      line.attempt = decision.attempt;
+      line.max_attempts = decision.maxAttempts;
+      line.prompt = decision.prompt;
+      line.reason = decision.reason.message;
+      break;
+    case "cancelled":
+      line.reason = decision.signal ? `cancelled by ${decision.signal}` : "cancelled";
+      break;
+    case "error":
+      line.reason = decision.message;
+      break;
+  }
+  if (decision.sessionId) line.session_id = decision.sessionId;
+  if (isTerminal(decision)) {
+    if (decision.sessionId) line.resume = `cursor-wrap --resume ${decision.sessionId}`;
+    line.partial_result = partialResult;
+  }
+  line.timestamp_ms = epochMs;
+  return `${JSON.stringify(line)}\n`;
+}

@@ -1,0 +1,80 @@
+import { createColors } from "picocolors";
+
+/** Log levels, as pino numbers them. */
+export const LEVELS = {
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  silent: Number.POSITIVE_INFINITY,
+} as const;
+
+/** A level name, or `silent` for none. */
+export type LevelName = keyof typeof LEVELS;
+
+/** Where and how much the console sink prints (R-LOG5). */
+export interface ConsoleSinkOptions {
+  /** Usually `process.stderr`. */
+  stream: NodeJS.WritableStream;
+  /** Lowest level printed. */
+  level: LevelName;
+  /** Colour the output. Default: the stream is a TTY and NO_COLOR is unset (FORCE_COLOR forces). */
+  color?: boolean;
+}
+
+const LABELS: Record<number, string> = {
+  20: "debug",
+  30: "info",
+  40: "warn",
+  50: "error",
+  60: "fatal",
+};
+
+function describe(fields: Record<string, unknown>): string {
+  for (const key of ["summary", "message", "detail"]) {
+    if (typeof fields[key] === "string" && fields[key]) return fields[key] as string;
+  }
+  const reason = fields.reason;
+  if (
+    reason &&
+    typeof reason === "object" &&
+    typeof (reason as { message?: unknown }).message === "string"
+  ) {
+    return (reason as { message: string }).message;
+  }
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(fields)) {
+    if (key === "ts" || value === undefined || value === null || typeof value === "object")
+      continue;
+    parts.push(`${key}=${typeof value === "string" ? JSON.stringify(value) : String(value)}`);
+    if (parts.length === 6) break;
+  }
+  return parts.join(" ");
+}
+
+/** Default colour decision: FORCE_COLOR forces it; otherwise Node's own terminal check (NO_COLOR, TERM). */
+export function colorFor(
+  stream: NodeJS.WritableStream,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0") return true;
+  const terminal = stream as { isTTY?: boolean; hasColors?: (env?: NodeJS.ProcessEnv) => boolean };
+  return (
+    terminal.isTTY === true && typeof terminal.hasColors === "function" && terminal.hasColors(env)
+  );
+}
+
+/** Render one record for people: `cursor-wrap warn: hang detected: no output for 1m …`. */
+export function renderConsoleLine(
+  level: number,
+  message: string,
+  fields: Record<string, unknown>,
+  color: boolean,
+): string {
+  const paint = createColors(color);
+  const label = LABELS[level] ?? String(level);
+  const tint = level >= 50 ? paint.red : level >= 40 ? paint.yellow : paint.dim;
+  const detail = describe(fields);
+  const what = message.replace(/_/g, " ");
+  return `${paint.dim("cursor-wrap")} ${tint(label)}: ${what}${detail ? `: ${detail}` : ""}\n`;
+}

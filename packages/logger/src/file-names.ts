@@ -1,0 +1,46 @@
+import { basename } from "node:path";
+
+/** Markers in a log file's name: `flagged` (hang, linger, budget, error), `incomplete` (writes failed). */
+export type LogTag = "flagged" | "incomplete";
+
+/** What a log file's name says. */
+export interface LogFileName {
+  /** Start of the wrapper invocation, epoch ms. */
+  startedAt: number;
+  /** Session id, or `unknown` until the agent announced one. */
+  sessionId: string;
+  tags: LogTag[];
+}
+
+const PATTERN =
+  /^cursor-wrap-(\d{4})-(\d{2})-(\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z-(.+?)((?:\.flagged|\.incomplete)*)\.jsonl$/;
+
+/** `cursor-wrap-<start>-<session>[.flagged][.incomplete].jsonl`, start as `2026-11-22T12-05-01-123Z`. */
+export function logFileName(name: LogFileName): string {
+  const start = new Date(name.startedAt).toISOString().replace(/:/g, "-").replace(".", "-");
+  const tags = [...new Set(name.tags)]
+    .sort()
+    .map((tag) => `.${tag}`)
+    .join("");
+  return `cursor-wrap-${start}-${name.sessionId}${tags}.jsonl`;
+}
+
+/** Parse a log file name (or path); undefined for files that are not cursor-wrap logs. */
+export function parseLogFileName(path: string): LogFileName | undefined {
+  const match = PATTERN.exec(basename(path));
+  if (!match) return undefined;
+  const [, year, month, day, hour, minute, second, millisecond, sessionId, tags] = match;
+  return {
+    startedAt: Date.UTC(
+      Number(year),
+      Number(month) - 1,
+      Number(day),
+      Number(hour),
+      Number(minute),
+      Number(second),
+      Number(millisecond),
+    ),
+    sessionId: sessionId!,
+    tags: (tags ?? "").split(".").filter(Boolean) as LogTag[],
+  };
+}

@@ -1,0 +1,12 @@
+export type { ConsoleSinkOptions, LevelName } from "./console-sink.js";
+export { colorFor, LEVELS, renderConsoleLine } from "./console-sink.js";
+export { LogDirError } from "./errors.js";
+export type { LogFileName, LogTag } from "./file-names.js";
+export { logFileName, parseLogFileName } from "./file-names.js";
+export type { LogEntry, SessionSummary } from "./read-logs.js";
+export { listSessions, readSessionLog } from "./read-logs.js";
+export { mayContainSecret, redact } from "./redact.js";
+export type { PruneOptions } from "./retention.js";
+export { pruneLogs } from "./retention.js";
+export type { Fields, SessionEnd, SessionLog, SessionLogOptions } from "./session-log.js";
+export { openSessionLog } from "./session-log.js";

@@ -1,0 +1,61 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseLine } from "@cursor-wrap/events";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { listSessions, readSessionLog } from "./read-logs.js";
+import { openSessionLog } from "./session-log.js";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "read-logs-test-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("listSessions", () => {
+  it("summarises each log from its name and final record, newest first", () => {
+    let now = Date.UTC(2026, 10, 22, 10);
+    const first = openSessionLog({ dir, now: () => now, retentionMs: 0 });
+    first.setSessionId("s-first");
+    first.close({
+      outcome: "completed",
+      flagged: false,
+      turns: 2,
+      duration_ms: 1500,
+      exit_code: 0,
+    });
+    now += 60_000;
+    const second = openSessionLog({ dir, now: () => now, retentionMs: 0 });
+    second.setSessionId("s-second");
+    second.close({ outcome: "hang", flagged: true, turns: 1, duration_ms: 61_000, exit_code: 2 });
+    now += 60_000;
+    openSessionLog({ dir, now: () => now, retentionMs: 0 }); // still running (or crashed)
+    expect(listSessions(dir)).toMatchObject([
+      { sessionId: "unknown", outcome: "unfinished", flagged: false },
+      {
+        sessionId: "s-second",
+        outcome: "hang",
+        flagged: true,
+        turns: 1,
+        durationMs: 61_000,
+        exitCode: 2,
+      },
+      { sessionId: "s-first", outcome: "completed", flagged: false, turns: 2, exitCode: 0 },
+    ]);
+  });
+});
+
+describe("readSessionLog", () => {
+  it("gives raw lines, text lines and records back in order", async () => {
+    const log = openSessionLog({ dir, retentionMs: 0 });
+    log.raw(parseLine('{"type":"system","subtype":"init","session_id":"s"}'));
+    log.raw(parseLine("T: oops"));
+    log.decision("hang_detected", { verdict: "hang" });
+    log.close({ outcome: "hang", flagged: true });
+    const kinds: string[] = [];
+    for await (const entry of readSessionLog(log.path)) {
+      kinds.push(entry.kind === "record" ? String(entry.record.msg) : entry.kind);
+    }
+    expect(kinds).toEqual(["session_start", "raw", "text", "hang_detected", "session_end"]);
+  });
+});

@@ -1,0 +1,321 @@
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { createLineFramer, parseLine } from "@cursor-wrap/events";
+import { realCaptures } from "@cursor-wrap/testkit";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { LogDirError } from "./errors.js";
+import { parseLogFileName } from "./file-names.js";
+import { readSessionLog } from "./read-logs.js";
+import { openSessionLog, type SessionLogOptions } from "./session-log.js";
+
+vi.mock("node:fs", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:fs")>();
+  return {
+    ...actual,
+    writeSync: vi.fn(actual.writeSync),
+    writevSync: vi.fn(actual.writevSync),
+    fsyncSync: vi.fn(actual.fsyncSync),
+  };
+});
+
+let dir: string;
+const T0 = Date.UTC(2026, 10, 22, 12, 5, 1, 123);
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "logger-test-"));
+  vi.clearAllMocks();
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function open(options: Partial<SessionLogOptions> = {}) {
+  let now = T0;
+  const log = openSessionLog({ dir, retentionMs: 0, now: () => now++, ...options });
+  return log;
+}
+
+function fileLines(path: string): Buffer[] {
+  const bytes = readFileSync(path);
+  const lines: Buffer[] = [];
+  let start = 0;
+  for (let index = bytes.indexOf(10); index !== -1; index = bytes.indexOf(10, start)) {
+    lines.push(bytes.subarray(start, index));
+    start = index + 1;
+  }
+  expect(start).toBe(bytes.length); // every record ends with a newline
+  return lines;
+}
+
+const records = (path: string) =>
+  fileLines(path).map((line) => JSON.parse(line.toString("utf8")) as Record<string, unknown>);
+
+describe("openSessionLog", () => {
+  it("names the file by start time, then renames it once the session id is known", () => {
+    const log = open();
+    expect(log.path).toBe(join(dir, "cursor-wrap-2026-11-22T12-05-01-123Z-unknown.jsonl"));
+    log.setSessionId("d43015b9-0707-43f4-b2df-0bcea7891654");
+    expect(log.path).toBe(
+      join(dir, "cursor-wrap-2026-11-22T12-05-01-123Z-d43015b9-0707-43f4-b2df-0bcea7891654.jsonl"),
+    );
+    log.setSessionId("another");
+    expect(log.path).toContain("d43015b9");
+    log.close({ outcome: "completed", flagged: false });
+    expect(readdirSync(dir)).toEqual([
+      "cursor-wrap-2026-11-22T12-05-01-123Z-d43015b9-0707-43f4-b2df-0bcea7891654.jsonl",
+    ]);
+    expect(parseLogFileName(log.path)).toEqual({
+      startedAt: T0,
+      sessionId: "d43015b9-0707-43f4-b2df-0bcea7891654",
+      tags: [],
+    });
+  });
+
+  it("embeds every line of every real capture byte for byte", async () => {
+    const log = open();
+    const originals: Buffer[] = [];
+    for (const capture of realCaptures()) {
+      const framer = createLineFramer();
+      for (const event of [...framer.push(capture.bytes), ...framer.end()]) {
+        log.raw(event);
+        originals.push(Buffer.from(event.line));
+      }
+    }
+    log.raw(parseLine('{"type":"user","crlf":true}\r\n'));
+    originals.push(Buffer.from('{"type":"user","crlf":true}'));
+    log.close({ outcome: "completed", flagged: false });
+    const lines = fileLines(log.path).filter((line) => line.includes('"msg":"raw_event"'));
+    expect(lines).toHaveLength(originals.length);
+    for (const [index, line] of lines.entries()) {
+      const prefix = line.subarray(0, line.indexOf(',"raw":') + 7);
+      expect(prefix.toString()).toMatch(
+        /^\{"level":20,"time":\d+,"msg":"raw_event","recv_ts":\d+(,"eol":"\\r\\n")?,"raw":$/,
+      );
+      expect(line.subarray(prefix.length, line.length - 1).equals(originals[index]!)).toBe(true);
+      expect(() => JSON.parse(line.toString())).not.toThrow();
+    }
+    // Read back through the reader, the bytes are the same.
+    const entries = [];
+    for await (const entry of readSessionLog(log.path))
+      if (entry.kind === "raw") entries.push(entry);
+    expect(entries.map((entry) => entry.raw.toString())).toEqual(
+      originals.map((line) => line.toString()),
+    );
+    expect(entries.at(-1)?.eol).toBe("\r\n");
+  });
+
+  it("keeps lines that are not JSON objects in raw_text, invalid UTF-8 also as base64", async () => {
+    const log = open();
+    log.raw(parseLine("T: Named models unavailable"));
+    log.raw(parseLine("[1,2,3]"));
+    const invalid = Buffer.from([0x61, 0xff, 0x62]);
+    log.raw(parseLine(invalid));
+    log.close({ outcome: "completed", flagged: false });
+    const raw = records(log.path).filter((record) => record.msg === "raw_event");
+    expect(raw).toMatchObject([
+      { level: 40, reason: "not-json", raw_text: "T: Named models unavailable" },
+      { level: 40, reason: "not-object", raw_text: "[1,2,3]" },
+      { level: 40, reason: "not-json", raw_text: "a\ufffdb" },
+    ]);
+    // `a\xffb` starts with a letter, so it is bare text; invalid UTF-8 inside JSON keeps its bytes:
+    const log2 = open();
+    log2.raw(parseLine(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d])));
+    log2.close({ outcome: "completed", flagged: false });
+    const entries = [];
+    for await (const entry of readSessionLog(log2.path))
+      if (entry.kind === "text") entries.push(entry);
+    expect(entries[0]?.bytes?.equals(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]))).toBe(true);
+  });
+
+  it("logs a line above the parse cap as its head and its length", () => {
+    const log = open();
+    const framer = createLineFramer({ parseCap: 16 });
+    for (const event of framer.push(Buffer.from(`{"type":"x","data":"${"y".repeat(10_000)}"}\n`)))
+      log.raw(event);
+    log.close({ outcome: "completed", flagged: false });
+    const oversize = records(log.path).filter((record) => record.oversize === true);
+    expect(oversize).toEqual([
+      expect.objectContaining({
+        msg: "raw_event",
+        truncated: true,
+        raw_head: expect.stringMatching(/^\{"type":"x"/),
+      }),
+      expect.objectContaining({ msg: "raw_event_end", bytes: 10_022 }),
+    ]);
+    expect((oversize[0]!.raw_head as string).length).toBe(4_096);
+  });
+
+  it("writes decision records with ts, one write(2) each, fsynced", () => {
+    const log = open();
+    vi.clearAllMocks();
+    log.decision("tool_call_opened", { call_id: "a\nb", timeout_ms: 10_000 });
+    log.decision(
+      "hang_detected",
+      { reason: { kind: "idle", message: "no output for 1m" } },
+      "error",
+    );
+    log.info({ detail: "not a decision" }, "note");
+    log.raw(parseLine('{"type":"assistant"}'));
+    const writes =
+      vi.mocked(fs.writeSync).mock.calls.length + vi.mocked(fs.writevSync).mock.calls.length;
+    expect(writes).toBe(4);
+    expect(vi.mocked(fs.fsyncSync)).toHaveBeenCalledTimes(2);
+    log.close({ outcome: "hang", flagged: true });
+    expect(vi.mocked(fs.fsyncSync)).toHaveBeenCalledTimes(3); // and once at the end
+    const all = records(log.path);
+    expect(all.find((record) => record.msg === "tool_call_opened")).toMatchObject({
+      level: 30,
+      call_id: "a\nb",
+      timeout_ms: 10_000,
+      ts: expect.any(Number),
+      time: expect.any(Number),
+    });
+    expect(all.find((record) => record.msg === "hang_detected")).toMatchObject({
+      level: 50,
+      reason: { kind: "idle" },
+    });
+    expect(all[0]).toMatchObject({ msg: "session_start", pid: process.pid });
+    expect(all.at(-1)).toMatchObject({
+      msg: "session_end",
+      outcome: "hang",
+      flagged: true,
+      incomplete: false,
+    });
+  });
+
+  it("flags the file of a session that ended in a hang", () => {
+    const log = open();
+    log.setSessionId("s1");
+    log.close({ outcome: "hang", flagged: true });
+    expect(log.path).toBe(join(dir, "cursor-wrap-2026-11-22T12-05-01-123Z-s1.flagged.jsonl"));
+    expect(readdirSync(dir)).toEqual(["cursor-wrap-2026-11-22T12-05-01-123Z-s1.flagged.jsonl"]);
+  });
+
+  it("logs stderr: JSON lines at debug, anything else at warn", () => {
+    const log = open();
+    log.stderr(Buffer.from('{"type":"assistant"}'));
+    log.stderr(Buffer.from("Authentication required"));
+    log.close({ outcome: "error", flagged: true });
+    expect(records(log.path).filter((record) => record.stream === "stderr")).toMatchObject([
+      { level: 20, msg: "stderr_event", raw_text: '{"type":"assistant"}' },
+      { level: 40, msg: "agent_stderr", raw_text: "Authentication required" },
+    ]);
+  });
+
+  it("prints to the console sink at its level only, without colour off a terminal", () => {
+    const console = new PassThrough();
+    let printed = "";
+    console.on("data", (chunk) => {
+      printed += chunk.toString();
+    });
+    const log = open({ console: { stream: console, level: "warn" } });
+    log.decision("tool_call_opened", { call_id: "x" });
+    log.decision(
+      "hang_detected",
+      { reason: { message: "no output for 1m with no tool running" } },
+      "error",
+    );
+    log.warn({ summary: "Authentication required" }, "agent_stderr");
+    log.raw(parseLine("T: raw lines never reach the console"));
+    log.close({ outcome: "hang", flagged: true });
+    expect(printed).toBe(
+      "cursor-wrap error: hang detected: no output for 1m with no tool running\n" +
+        "cursor-wrap warn: agent stderr: Authentication required\n",
+    );
+  });
+
+  it("colours the console sink when asked", () => {
+    const console = new PassThrough();
+    let printed = "";
+    console.on("data", (chunk) => {
+      printed += chunk.toString();
+    });
+    const log = open({ console: { stream: console, level: "info", color: true } });
+    log.decision("spawned", { pid: 42 });
+    log.close({ outcome: "completed", flagged: false });
+    expect(printed).toContain("\u001b[");
+    expect(printed.replace(/\u001b\[\d+m/g, "")).toContain("cursor-wrap info: session start: pid=");
+  });
+
+  it("throws a typed error before anything when the directory cannot be written", () => {
+    const file = join(dir, "not-a-directory");
+    writeFileSync(file, "");
+    const error = (() => {
+      try {
+        openSessionLog({ dir: join(file, "logs") });
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(LogDirError);
+    expect(error).toMatchObject({
+      code: "LOG_DIR_UNWRITABLE",
+      dir: join(file, "logs"),
+      reason: "ENOTDIR",
+    });
+    expect((error as Error).message).toBe(
+      `cannot write logs to ${join(file, "logs")}: ENOTDIR (set --log-dir to a writable directory)`,
+    );
+  });
+
+  it("keeps going when writes fail: one warning, whole records only, the file marked incomplete", () => {
+    const console = new PassThrough();
+    let printed = "";
+    console.on("data", (chunk) => {
+      printed += chunk.toString();
+    });
+    const log = open({ console: { stream: console, level: "warn" } });
+    log.raw(parseLine('{"type":"user","n":1}'));
+    const full = Object.assign(new Error("no space left on device"), { code: "ENOSPC" });
+    vi.mocked(fs.writevSync).mockImplementationOnce(() => {
+      throw full;
+    });
+    log.raw(parseLine('{"type":"user","n":2}'));
+    vi.mocked(fs.writeSync).mockImplementationOnce(() => {
+      throw full;
+    });
+    log.decision("tool_call_opened", {});
+    log.raw(parseLine('{"type":"user","n":3}'));
+    expect(log.incomplete).toBe(true);
+    log.close({ outcome: "completed", flagged: false });
+    expect(printed.match(/log write failed/g)).toHaveLength(1);
+    expect(printed).toContain("ENOSPC: the session log");
+    expect(log.path).toMatch(/-unknown\.incomplete\.jsonl$/);
+    const all = records(log.path);
+    expect(
+      all
+        .filter((record) => record.msg === "raw_event")
+        .map((record) => (record.raw as { n: number }).n),
+    ).toEqual([1, 3]);
+    expect(all.at(-1)).toMatchObject({ msg: "session_end", incomplete: true, failed_writes: 2 });
+  });
+
+  it("loses no record written before the process was killed", () => {
+    const dist = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+    const script = `
+      const { openSessionLog } = await import(${JSON.stringify(dist)});
+      const { parseLine } = await import("@cursor-wrap/events");
+      const log = openSessionLog({ dir: ${JSON.stringify(dir)}, retentionMs: 0 });
+      for (let n = 0; n < 500; n++) {
+        log.raw(parseLine(JSON.stringify({ type: "thinking", subtype: "delta", n })));
+        if (n % 50 === 0) log.decision("checkpoint", { n });
+      }
+      process.kill(process.pid, "SIGKILL");
+    `;
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      encoding: "utf8",
+    });
+    expect(child.signal).toBe("SIGKILL");
+    const [file] = readdirSync(dir);
+    const all = records(join(dir, file!));
+    expect(all.filter((record) => record.msg === "raw_event")).toHaveLength(500);
+    expect(all.filter((record) => record.msg === "checkpoint")).toHaveLength(10);
+    expect(all.at(-1)).toMatchObject({ msg: "raw_event", raw: { n: 499 } });
+  });
+});

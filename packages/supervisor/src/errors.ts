@@ -1,0 +1,31 @@
+import { CursorWrapError } from "@cursor-wrap/errors";
+
+/** The agent binary could not be started (R-SUP6): missing, not executable, or spawn failed. */
+export class AgentSpawnError extends CursorWrapError {
+  /** The binary as given (`--agent-bin`). */
+  readonly bin: string;
+  /** The system error code (`ENOENT`, `EACCES`, …), when there is one. */
+  readonly reason: string | undefined;
+
+  constructor(
+    bin: string,
+    reason: string | undefined,
+    detail: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super("AGENT_SPAWN_FAILED", `cannot start ${JSON.stringify(bin)}: ${detail}`, options);
+    this.bin = bin;
+    this.reason = reason;
+  }
+}
+
+/** `pty: true` was asked for but no pty package could be loaded (R-SUP5). */
+export class PtyUnavailableError extends CursorWrapError {
+  constructor(cause?: unknown) {
+    super(
+      "PTY_UNAVAILABLE",
+      "--pty needs a pseudo-terminal package: npm install @lydell/node-pty (prebuilt) or node-pty",
+      { cause },
+    );
+  }
+}

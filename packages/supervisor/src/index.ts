@@ -1,0 +1,20 @@
+export type { AgentArgsOptions } from "./build-args.js";
+export { buildArgs } from "./build-args.js";
+export { AgentSpawnError, PtyUnavailableError } from "./errors.js";
+export type { KillStep, KillTreeOptions, KillTreeResult } from "./kill-tree.js";
+export { killTree, killTreeSync } from "./kill-tree.js";
+export type { PtyModule } from "./load-pty.js";
+export { loadPty } from "./load-pty.js";
+export type { ProcessEntry } from "./process-tree.js";
+export { AGENT_TOKEN_VARIABLE, findAgentTree } from "./process-tree.js";
+export type {
+  AgentProcess,
+  ExitInfo,
+  KillReport,
+  PtySize,
+  StartOptions,
+  SupervisorLogger,
+} from "./start.js";
+export { start } from "./start.js";
+export type { ControlStripper } from "./terminal-controls.js";
+export { createControlStripper } from "./terminal-controls.js";

@@ -1,0 +1,171 @@
+import { execFile } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+
+/** One process, as far as killing it is concerned. */
+export interface ProcessEntry {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  /** Kernel start time (clock ticks since boot on Linux): tells a process from a reused pid. */
+  startTime: string;
+  /** Exited but not yet reaped: nothing left to kill. */
+  zombie: boolean;
+}
+
+/** The environment variable that marks every process started for one agent run. */
+export const AGENT_TOKEN_VARIABLE = "CURSOR_WRAP_AGENT_TOKEN";
+
+const hasProc = process.platform === "linux";
+const isPid = (name: string): boolean => /^\d+$/.test(name);
+
+/** Parse `/proc/<pid>/stat`. The command name may hold spaces and parentheses. */
+export function parseProcStat(text: string): ProcessEntry | undefined {
+  const open = text.indexOf("(");
+  const close = text.lastIndexOf(")");
+  if (open < 0 || close < open) return undefined;
+  const fields = text.slice(close + 2).split(" ");
+  const pid = Number(text.slice(0, open).trim());
+  const ppid = Number(fields[1]);
+  const pgid = Number(fields[2]);
+  if (!Number.isInteger(pid) || !Number.isInteger(ppid) || !Number.isInteger(pgid))
+    return undefined;
+  return {
+    pid,
+    ppid,
+    pgid,
+    startTime: fields[19] ?? "",
+    zombie: fields[0] === "Z" || fields[0] === "X",
+  };
+}
+
+function markerIn(environ: Buffer, token: string): boolean {
+  return environ.indexOf(`${AGENT_TOKEN_VARIABLE}=${token}\0`) !== -1;
+}
+
+/** Every process on the machine (Linux: /proc; elsewhere: `ps`). */
+export async function listProcesses(): Promise<ProcessEntry[]> {
+  if (!hasProc) return listWithPs();
+  const names = (await readdir("/proc")).filter(isPid);
+  const entries = await Promise.all(
+    names.map((name) =>
+      readFile(`/proc/${name}/stat`, "latin1").then(parseProcStat, () => undefined),
+    ),
+  );
+  return entries.filter((entry): entry is ProcessEntry => entry !== undefined);
+}
+
+function listProcessesSync(): ProcessEntry[] {
+  if (!hasProc) return [];
+  const entries: ProcessEntry[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!isPid(name)) continue;
+    try {
+      const entry = parseProcStat(readFileSync(`/proc/${name}/stat`, "latin1"));
+      if (entry) entries.push(entry);
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return entries;
+}
+
+function listWithPs(): Promise<ProcessEntry[]> {
+  return new Promise((resolve) => {
+    execFile("ps", ["-A", "-o", "pid=,ppid=,pgid=,stat=,lstart="], (error, stdout) => {
+      if (error) return resolve([]);
+      const entries: ProcessEntry[] = [];
+      for (const line of stdout.split("\n")) {
+        const [pid, ppid, pgid, stat, ...start] = line.trim().split(/\s+/);
+        if (!pid || !ppid || !pgid || !stat) continue;
+        entries.push({
+          pid: Number(pid),
+          ppid: Number(ppid),
+          pgid: Number(pgid),
+          startTime: start.join(" "),
+          zombie: stat.startsWith("Z"),
+        });
+      }
+      resolve(entries);
+    });
+  });
+}
+
+/**
+ * Select the processes of one agent run among `entries`: the root, everything in its process
+ * group, every descendant by parent chain (also those that called `setsid`), and on Linux every
+ * process that still carries the run's token in its environment (daemons that double-forked
+ * and were reparented). Zombies are left out: there is nothing to kill.
+ */
+function selectTree(
+  entries: ProcessEntry[],
+  rootPid: number,
+  carriesToken: (pid: number) => boolean,
+): ProcessEntry[] {
+  const children = new Map<number, ProcessEntry[]>();
+  for (const entry of entries) {
+    const siblings = children.get(entry.ppid);
+    if (siblings) siblings.push(entry);
+    else children.set(entry.ppid, [entry]);
+  }
+  const selected = new Map<number, ProcessEntry>();
+  const queue = entries.filter((entry) => entry.pid === rootPid || entry.pgid === rootPid);
+  for (const entry of entries) {
+    if (entry.pid !== process.pid && entry.pid !== rootPid && carriesToken(entry.pid))
+      queue.push(entry);
+  }
+  while (queue.length > 0) {
+    const entry = queue.pop()!;
+    if (selected.has(entry.pid) || entry.pid === process.pid) continue;
+    selected.set(entry.pid, entry);
+    queue.push(...(children.get(entry.pid) ?? []));
+  }
+  return [...selected.values()].filter((entry) => !entry.zombie);
+}
+
+/** The live processes of the agent run rooted at `rootPid` and marked with `token`. */
+export async function findAgentTree(rootPid: number, token: string): Promise<ProcessEntry[]> {
+  const entries = await listProcesses();
+  if (!hasProc) return selectTree(entries, rootPid, () => false);
+  const marked = new Set<number>();
+  await Promise.all(
+    entries.map(async (entry) => {
+      if (entry.zombie || entry.pid === process.pid) return;
+      try {
+        if (markerIn(await readFile(`/proc/${entry.pid}/environ`), token)) marked.add(entry.pid);
+      } catch {
+        // gone, or another user's process: not ours
+      }
+    }),
+  );
+  return selectTree(entries, rootPid, (pid) => marked.has(pid));
+}
+
+/** Synchronous {@link findAgentTree}, for last-moment cleanup when the wrapper is crashing. */
+export function findAgentTreeSync(rootPid: number, token: string): ProcessEntry[] {
+  return selectTree(listProcessesSync(), rootPid, (pid) => {
+    try {
+      return markerIn(readFileSync(`/proc/${pid}/environ`), token);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Whether `entry` is still running (same pid, same start time, not a zombie). */
+export async function isRunning(entry: ProcessEntry): Promise<boolean> {
+  if (hasProc) {
+    try {
+      const current = parseProcStat(await readFile(`/proc/${entry.pid}/stat`, "latin1"));
+      return current !== undefined && !current.zombie && current.startTime === entry.startTime;
+    } catch {
+      return false;
+    }
+  }
+  try {
+    process.kill(entry.pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

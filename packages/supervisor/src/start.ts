@@ -1,0 +1,364 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { accessSync, constants, statSync } from "node:fs";
+import { constants as osConstants } from "node:os";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { PassThrough, Readable } from "node:stream";
+import { AgentSpawnError, PtyUnavailableError } from "./errors.js";
+import { type KillStep, killTree, killTreeSync } from "./kill-tree.js";
+import { loadPty } from "./load-pty.js";
+import { AGENT_TOKEN_VARIABLE } from "./process-tree.js";
+import { createControlStripper } from "./terminal-controls.js";
+
+/** How the agent process ended. */
+export interface ExitInfo {
+  /** Exit code, or null when a signal ended it. */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** What {@link AgentProcess.kill} did. */
+export interface KillReport extends ExitInfo {
+  reason: string;
+  /** The agent had already exited: nothing was signalled. */
+  alreadyExited: boolean;
+  steps: KillStep[];
+  /** Processes of the tree still alive after SIGKILL (normally none). */
+  survivors: number[];
+  /** Time from the kill request to the agent's exit, ms. */
+  durationMs: number;
+}
+
+/** The small logger interface the supervisor reports to (pino's call shape). */
+export interface SupervisorLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+/** Terminal size for `pty` mode. */
+export interface PtySize {
+  cols: number;
+  rows: number;
+}
+
+/** Options for {@link start}. */
+export interface StartOptions {
+  /** The agent binary: a name looked up on PATH, or a path. */
+  bin: string;
+  /** Its arguments (see `buildArgs`). */
+  args?: readonly string[];
+  /** The prompt, written to stdin, which is then closed. */
+  prompt: string;
+  cwd?: string;
+  /** Environment (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Run the agent on a pseudo-terminal (R-SUP5) of this size (`true`: 80×24). Output is then
+   * one stream with terminal control sequences removed, and the prompt becomes the last argument.
+   */
+  pty?: boolean | PtySize;
+  /** Time between SIGTERM and SIGKILL when killing, ms. Default 3000. */
+  killGraceMs?: number;
+  /** How long after the agent's exit its stdout may stay open (held by a descendant), ms. Default 2000. */
+  drainGraceMs?: number;
+  logger?: SupervisorLogger;
+}
+
+/** A running agent. */
+export interface AgentProcess {
+  readonly pid: number;
+  /** The agent's stdout, as bytes. */
+  readonly stdout: Readable;
+  /** The agent's stderr, drained continuously so a full pipe never stalls it; undefined with a pty. */
+  readonly stderr: Readable | undefined;
+  /** Resolves when the process exits. */
+  readonly exited: Promise<ExitInfo>;
+  /**
+   * Resolves when the turn is over (R-SUP6b): the process exited and its stdout reached EOF,
+   * or `drainGraceMs` after the exit if a descendant keeps stdout open (stdout is then closed).
+   */
+  readonly closed: Promise<ExitInfo>;
+  /** Exit info once the process has exited. */
+  readonly exitInfo: ExitInfo | undefined;
+  /**
+   * Kill the agent and every process it started: SIGTERM, `killGraceMs`, SIGKILL (R-SUP2).
+   * Idempotent; never blocks the event loop; resolves once the agent has exited.
+   */
+  kill(reason?: string): Promise<KillReport>;
+  /** SIGKILL the whole tree synchronously, for a wrapper about to exit on an error. */
+  killSync(): void;
+  /** Follow the user's terminal size (pty mode only; no-op otherwise). */
+  resize(size: PtySize): void;
+}
+
+const DEFAULT_PTY: PtySize = { cols: 80, rows: 24 };
+
+function signalName(value: number | string | null | undefined): NodeJS.Signals | null {
+  if (value === null || value === undefined || value === 0) return null;
+  if (typeof value === "string") return value as NodeJS.Signals;
+  const entry = Object.entries(osConstants.signals).find(([, number]) => number === value);
+  return (entry?.[0] as NodeJS.Signals | undefined) ?? null;
+}
+
+/** Resolve the binary like the shell would, so a missing one is reported before spawning. */
+function resolveBinary(bin: string, env: NodeJS.ProcessEnv, cwd: string): string {
+  const candidates = bin.includes("/")
+    ? [isAbsolute(bin) ? bin : resolve(cwd, bin)]
+    : (env.PATH ?? "")
+        .split(delimiter)
+        .filter(Boolean)
+        .map((directory) => join(directory, bin));
+  let denied: string | undefined;
+  for (const candidate of candidates) {
+    try {
+      if (!statSync(candidate).isFile()) continue;
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EACCES") denied = candidate;
+    }
+  }
+  if (denied !== undefined) {
+    throw new AgentSpawnError(
+      bin,
+      "EACCES",
+      `${denied} is not executable (set --agent-bin to a working binary)`,
+    );
+  }
+  throw new AgentSpawnError(
+    bin,
+    "ENOENT",
+    bin.includes("/")
+      ? "no such file (set --agent-bin to the cursor-agent binary)"
+      : "not found on PATH (install cursor-agent or set --agent-bin)",
+  );
+}
+
+/**
+ * Start the agent in its own process group with the prompt on stdin (R-SUP1). Rejects with
+ * {@link AgentSpawnError} when the binary cannot be started, {@link PtyUnavailableError} when
+ * a pty was asked for and no pty package loads.
+ */
+export async function start(options: StartOptions): Promise<AgentProcess> {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const path = resolveBinary(options.bin, env, cwd);
+  // Every process of this run inherits the token, so the kill finds even daemonized descendants.
+  const token = randomUUID();
+  const childEnv = { ...env, [AGENT_TOKEN_VARIABLE]: token };
+  const launched = options.pty
+    ? await launchPty(
+        path,
+        options,
+        childEnv,
+        cwd,
+        options.pty === true ? DEFAULT_PTY : options.pty,
+      )
+    : await launchPipes(path, options, childEnv, cwd);
+
+  const killGraceMs = options.killGraceMs ?? 3_000;
+  const drainGraceMs = options.drainGraceMs ?? 2_000;
+  let exitInfo: ExitInfo | undefined;
+  const exited = launched.exited.then((info) => {
+    exitInfo = info;
+    return info;
+  });
+  const closed = exited.then(
+    (info) =>
+      new Promise<ExitInfo>((resolveClosed) => {
+        const stdout = launched.stdout;
+        if (stdout.readableEnded || stdout.destroyed) return resolveClosed(info);
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const finish = (): void => {
+          clearTimeout(timer);
+          resolveClosed(info);
+        };
+        stdout.once("end", finish);
+        stdout.once("close", finish);
+        const expire = (): void => {
+          // Data still waiting for a slow reader is the agent's own output: keep waiting for it.
+          if (stdout.readableLength > 0) {
+            timer = setTimeout(expire, drainGraceMs);
+            return;
+          }
+          options.logger?.info({ drain_grace_ms: drainGraceMs }, "stdout_held_open_after_exit");
+          launched.release();
+        };
+        timer = setTimeout(expire, drainGraceMs);
+      }),
+  );
+
+  let killing: Promise<KillReport> | undefined;
+  return {
+    pid: launched.pid,
+    stdout: launched.stdout,
+    stderr: launched.stderr,
+    exited,
+    closed,
+    get exitInfo() {
+      return exitInfo;
+    },
+    kill(reason = "killed") {
+      killing ??= (async () => {
+        const started = performance.now();
+        if (exitInfo) {
+          return {
+            ...exitInfo,
+            reason,
+            alreadyExited: true,
+            steps: [],
+            survivors: [],
+            durationMs: 0,
+          };
+        }
+        const { steps, survivors } = await killTree({
+          rootPid: launched.pid,
+          token,
+          graceMs: killGraceMs,
+          onStep: (step) => options.logger?.info({ ...step, reason }, "kill_step"),
+        });
+        const info = await exited;
+        if (survivors.length > 0) options.logger?.warn({ survivors }, "kill_survivors");
+        return {
+          ...info,
+          reason,
+          alreadyExited: false,
+          steps,
+          survivors,
+          durationMs: Math.round(performance.now() - started),
+        };
+      })();
+      return killing;
+    },
+    killSync() {
+      if (!exitInfo) killTreeSync(launched.pid, token);
+    },
+    resize(size) {
+      launched.resize(size);
+    },
+  };
+}
+
+interface Launched {
+  pid: number;
+  stdout: Readable;
+  stderr: Readable | undefined;
+  exited: Promise<ExitInfo>;
+  /** Stop reading the agent's output (its stdout is held open by a descendant). */
+  release(): void;
+  resize(size: PtySize): void;
+}
+
+async function launchPipes(
+  path: string,
+  options: StartOptions,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<Launched> {
+  // detached: the agent leads a new session and process group, so the whole tree can be
+  // signalled as one, and the terminal's Ctrl+C reaches the wrapper only.
+  const child: ChildProcessWithoutNullStreams = spawn(path, [...(options.args ?? [])], {
+    cwd,
+    env,
+    detached: true,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const exited = new Promise<ExitInfo>((resolveExit) => {
+    child.once("exit", (code, signal) => resolveExit({ code, signal }));
+  });
+  await new Promise<void>((resolveSpawn, rejectSpawn) => {
+    child.once("spawn", resolveSpawn);
+    child.once("error", (error: NodeJS.ErrnoException) =>
+      rejectSpawn(new AgentSpawnError(options.bin, error.code, error.message, { cause: error })),
+    );
+  });
+  // cursor-agent reads its prompt to EOF: an open stdin makes it wait forever.
+  child.stdin.on("error", () => {
+    // the agent exited without reading its prompt: its exit tells what happened
+  });
+  child.stdin.end(options.prompt);
+
+  // Read stderr as fast as it comes, whatever the consumer does, so the agent never blocks on it.
+  const stderr = new PassThrough({ highWaterMark: 1024 * 1024 });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr.write(chunk);
+  });
+  child.stderr.once("end", () => stderr.end());
+  child.stderr.once("error", () => stderr.end());
+  child.stdout.once("error", () => child.stdout.destroy());
+
+  return {
+    pid: child.pid!,
+    stdout: child.stdout,
+    stderr,
+    exited,
+    release() {
+      child.stdout.destroy();
+      child.stderr.destroy();
+      stderr.end();
+    },
+    resize() {},
+  };
+}
+
+async function launchPty(
+  path: string,
+  options: StartOptions,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  size: PtySize,
+): Promise<Launched> {
+  const pty = await loadPty();
+  if (!pty) throw new PtyUnavailableError();
+  let terminal: ReturnType<typeof pty.spawn>;
+  try {
+    // On a terminal the prompt cannot travel through stdin without being echoed into the
+    // output, so it is the last argument; EOF is then sent for an agent that still reads stdin.
+    terminal = pty.spawn(path, [...(options.args ?? []), options.prompt], {
+      name: "xterm-256color",
+      cols: size.cols,
+      rows: size.rows,
+      cwd,
+      env: env as Record<string, string>,
+    });
+  } catch (error) {
+    throw new AgentSpawnError(options.bin, undefined, (error as Error).message, { cause: error });
+  }
+  const stdout = new Readable({ read() {} });
+  const stripper = createControlStripper();
+  const dataSubscription = terminal.onData((text) => {
+    const cleaned = stripper.push(text);
+    if (cleaned) stdout.push(Buffer.from(cleaned, "utf8"));
+  });
+  const exited = new Promise<ExitInfo>((resolveExit) => {
+    terminal.onExit(({ exitCode, signal }) => {
+      const name = signalName(signal);
+      resolveExit({ code: name ? null : exitCode, signal: name });
+      // Output the terminal had buffered arrives right after the exit: give it a moment.
+      setTimeout(() => {
+        dataSubscription.dispose();
+        const rest = stripper.end();
+        if (rest) stdout.push(Buffer.from(rest, "utf8"));
+        stdout.push(null);
+      }, 50);
+    });
+  });
+  terminal.write("\u0004");
+  return {
+    pid: terminal.pid,
+    stdout,
+    stderr: undefined,
+    exited,
+    release() {
+      dataSubscription.dispose();
+      stdout.push(null);
+    },
+    resize(next) {
+      try {
+        terminal.resize(next.cols, next.rows);
+      } catch {
+        // the terminal is already gone
+      }
+    },
+  };
+}

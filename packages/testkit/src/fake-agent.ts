@@ -1,0 +1,100 @@
+import { existsSync, readFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Step } from "./scenarios.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** Absolute path of the `fake-cursor-agent` executable (the built one, also when run from source). */
+export const fakeAgentBin: string = join(
+  basename(here) === "src" ? join(here, "..", "dist") : here,
+  "fake-cursor-agent.js",
+);
+
+/** How the fake agent should behave; turned into environment variables by {@link fakeAgentEnv}. */
+export interface FakeAgentOptions {
+  /**
+   * A built-in scenario (`"normal"`, `"tool-hang:2000"`, …), one per invocation (`["normal",
+   * "idle-hang"]`: the first invocation plays the first, later ones the next, the last one
+   * repeats), or explicit steps. A prompt starting with `scenario:<name>` overrides it.
+   */
+  scenario?: string | readonly string[] | readonly Step[];
+  /** File every invocation is appended to (see {@link readInvocations}). */
+  record?: string;
+  /** File every descendant the agent starts appends its pid to. */
+  pidFile?: string;
+  /** Replay speed factor for `replay:` scenarios. Default 1. */
+  speed?: number;
+  /** Session id to announce when not resuming. Default: a random UUID. */
+  sessionId?: string;
+  /** Descendants exit on their own after this long, ms. Default 120000. */
+  descendantTtlMs?: number;
+}
+
+/** Environment variables that make the fake agent behave as described. */
+export function fakeAgentEnv(options: FakeAgentOptions = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  const { scenario } = options;
+  if (typeof scenario === "string") env.FAKE_AGENT_SCENARIO = scenario;
+  else if (scenario && scenario.length > 0 && typeof scenario[0] === "string") {
+    env.FAKE_AGENT_SCENARIO = (scenario as readonly string[]).join(",");
+  } else if (scenario && scenario.length > 0)
+    env.FAKE_AGENT_SCENARIO_JSON = JSON.stringify(scenario);
+  if (options.record) env.FAKE_AGENT_RECORD = options.record;
+  if (options.pidFile) env.FAKE_AGENT_PID_FILE = options.pidFile;
+  if (options.speed !== undefined) env.FAKE_AGENT_SPEED = String(options.speed);
+  if (options.sessionId) env.FAKE_AGENT_SESSION_ID = options.sessionId;
+  if (options.descendantTtlMs !== undefined)
+    env.FAKE_AGENT_DESCENDANT_TTL_MS = String(options.descendantTtlMs);
+  return env;
+}
+
+/** One run of the fake agent, as it recorded itself. */
+export interface Invocation {
+  argv: string[];
+  /** The prompt it used: the positional argument if given, else what it read from stdin. */
+  prompt: string;
+  /** Everything it read from stdin. */
+  stdin: string;
+  cwd: string;
+  pid: number;
+  pgid: number | undefined;
+  /** The wrapper's per-run token from its environment, if any. */
+  token: string | undefined;
+  stdinIsTTY: boolean;
+  scenario: string;
+  sessionId: string;
+  startedAt: number;
+}
+
+/** The invocations recorded in `file`, oldest first (none if the file does not exist). */
+export function readInvocations(file: string): Invocation[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Invocation);
+}
+
+/** The pids descendants wrote to a pid file. */
+export function readPids(file: string): number[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8").split("\n").filter(Boolean).map(Number);
+}
+
+/** Whether a process is alive (and not a zombie). */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch {
+    if (process.platform === "linux") return false;
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

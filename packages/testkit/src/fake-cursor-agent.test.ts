@@ -1,0 +1,249 @@
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  createLineFramer,
+  type JsonEvent,
+  recordedTimeline,
+  schemaNameFor,
+  schemas,
+} from "@cursor-wrap/events";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { realCapture } from "./captures.js";
+import {
+  type FakeAgentOptions,
+  fakeAgentBin,
+  fakeAgentEnv,
+  isAlive,
+  readInvocations,
+  readPids,
+} from "./fake-agent.js";
+import { scenarioNames } from "./scenarios.js";
+
+let dir: string;
+let record: string;
+let pidFile: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "testkit-test-"));
+  record = join(dir, "calls.jsonl");
+  pidFile = join(dir, "pids");
+});
+afterEach(() => {
+  for (const pid of readPids(pidFile)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {}
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function runAgent(
+  options: FakeAgentOptions,
+  { args = ["--print", "--output-format", "stream-json", "--force"], input = "do it" } = {},
+): SpawnSyncReturns<Buffer> {
+  return spawnSync(fakeAgentBin, args, {
+    input,
+    env: {
+      ...process.env,
+      ...fakeAgentEnv({ record, pidFile, descendantTtlMs: 20_000, ...options }),
+    },
+    timeout: 30_000,
+    maxBuffer: 256 * 1024 * 1024,
+  });
+}
+
+function events(stdout: Buffer): JsonEvent[] {
+  const framer = createLineFramer();
+  return [...framer.push(stdout), ...framer.end()].filter(
+    (event): event is JsonEvent => event.kind === "json",
+  );
+}
+
+describe("fake-cursor-agent", () => {
+  it("reads its prompt from stdin, records the invocation and plays a valid normal turn", () => {
+    const result = runAgent(
+      { scenario: "normal:10", sessionId: "s-fixed" },
+      { args: ["-p", "--model", "gpt-5", "--force"] },
+    );
+    expect(result.status).toBe(0);
+    const stream = events(result.stdout);
+    expect(stream.map((event) => `${event.type}/${event.subtype ?? ""}`)).toEqual([
+      "system/init",
+      "user/",
+      "thinking/delta",
+      "thinking/delta",
+      "thinking/delta",
+      "thinking/completed",
+      "assistant/",
+      "tool_call/started",
+      "tool_call/completed",
+      "assistant/",
+      "result/success",
+    ]);
+    for (const event of stream) {
+      const name = schemaNameFor(event.type, event.subtype)!;
+      expect(schemas[name].safeParse(event.data).success).toBe(true);
+    }
+    expect(stream[1]?.data).toMatchObject({
+      message: { content: [{ text: "do it" }] },
+      session_id: "s-fixed",
+    });
+    expect(readInvocations(record)).toEqual([
+      expect.objectContaining({
+        argv: ["-p", "--model", "gpt-5", "--force"],
+        prompt: "do it",
+        stdin: "do it",
+        scenario: "normal:10",
+        sessionId: "s-fixed",
+        stdinIsTTY: false,
+      }),
+    ]);
+  });
+
+  it("resumes the session it is asked to resume", () => {
+    const result = runAgent({ scenario: "quick" }, { args: ["-p", "--resume", "abc-123"] });
+    expect(events(result.stdout).every((event) => event.data.session_id === "abc-123")).toBe(true);
+    expect(readInvocations(record)[0]?.sessionId).toBe("abc-123");
+  });
+
+  it("plays one scenario per invocation from a list, the last one repeating", () => {
+    for (let run = 0; run < 3; run += 1) runAgent({ scenario: ["quick", "abnormal:4"] });
+    expect(readInvocations(record).map((invocation) => invocation.scenario)).toEqual([
+      "quick",
+      "abnormal:4",
+      "abnormal:4",
+    ]);
+  });
+
+  it("takes the scenario from a prompt that starts with scenario:<name>", () => {
+    const result = runAgent({ scenario: "normal" }, { input: "scenario:abnormal:7 please" });
+    expect(result.status).toBe(7);
+    expect(readInvocations(record)[0]).toMatchObject({ scenario: "abnormal:7" });
+    expect(events(result.stdout)[1]?.data).toMatchObject({
+      message: { content: [{ text: "please" }] },
+    });
+  });
+
+  it("plays explicit steps", () => {
+    const result = runAgent({
+      scenario: [
+        { type: "line", value: "T: plain text" },
+        { type: "stderr", text: "warning" },
+        { type: "exit", code: 5 },
+      ],
+    });
+    expect(result.status).toBe(5);
+    expect(result.stdout.toString()).toBe("T: plain text\n");
+    expect(result.stderr.toString()).toBe("warning\n");
+  });
+
+  it("reports failures the way cursor-agent does", () => {
+    expect(runAgent({ scenario: "auth-error" })).toMatchObject({ status: 1 });
+    expect(runAgent({ scenario: "auth-error" }).stderr.toString()).toContain(
+      "Authentication required",
+    );
+    const plan = runAgent({ scenario: "plan-error" });
+    expect(plan.status).toBe(1);
+    expect(plan.stderr.toString()).toMatch(/^ActionRequiredError: Named models unavailable/);
+    expect(events(plan.stdout).map((event) => event.type)).toEqual(["system", "user"]);
+    expect(runAgent({ scenario: "plan-error-text" }).stdout.toString()).toContain(
+      "\nT: Named models unavailable",
+    );
+    expect(runAgent({ scenario: "usage-limit" }).stderr.toString()).toContain(
+      "You've hit your usage limit",
+    );
+    expect(runAgent({ scenario: "unauthenticated" }).stdout.toString()).toContain(
+      "[unauthenticated]",
+    );
+    expect(
+      runAgent(
+        { scenario: "unknown-session" },
+        { args: ["-p", "--resume", "gone"] },
+      ).stderr.toString(),
+    ).toBe("Error: Chat not found: gone\n");
+  });
+
+  it("prints garbage: bare text, invalid UTF-8, CRLF and a last line without a newline", () => {
+    const stdout = runAgent({ scenario: "garbage" }).stdout;
+    expect(stdout.includes(Buffer.from([0xff, 0xfe]))).toBe(true);
+    expect(stdout.toString("latin1")).toContain("\r\n");
+    expect(stdout.toString()).toContain("\nT: this is not JSON\n");
+    expect(stdout.at(-1)).toBe("}".charCodeAt(0));
+  });
+
+  it("writes a huge line and floods stderr on request", () => {
+    const huge = runAgent({ scenario: "huge-line:3000000" });
+    const longest = Math.max(
+      ...huge.stdout
+        .toString()
+        .split("\n")
+        .map((text) => text.length),
+    );
+    expect(longest).toBeGreaterThan(3_000_000);
+    const flood = runAgent({ scenario: "stderr-flood:2000000" });
+    expect(flood.stderr.length).toBeGreaterThanOrEqual(2_000_000);
+    expect(flood.status).toBe(0);
+  });
+
+  it("answers in the requested output format", () => {
+    const json = runAgent(
+      { scenario: "quick" },
+      { args: ["-p", "--output-format", "json"] },
+    ).stdout.toString();
+    expect(json.trim().split("\n")).toHaveLength(1);
+    expect(JSON.parse(json)).toMatchObject({ type: "result", subtype: "success" });
+    const text = runAgent(
+      { scenario: "quick" },
+      { args: ["-p", "--output-format", "text"] },
+    ).stdout.toString();
+    expect(text).toBe("Done: do it\n");
+  });
+
+  it("replays a real capture byte for byte, faster by the speed factor", () => {
+    const capture = realCapture("reifying-cursor-hack--parallel-sleep");
+    const started = performance.now();
+    const result = runAgent({ scenario: `replay:${capture.path}`, speed: 50 });
+    const elapsed = performance.now() - started;
+    expect(result.stdout.equals(capture.bytes)).toBe(true);
+    const framer = createLineFramer();
+    const times = recordedTimeline(framer.push(capture.bytes));
+    const recorded = times.at(-1)! - times[0]!;
+    expect(elapsed).toBeGreaterThanOrEqual(recorded / 50);
+  });
+
+  it("starts descendants that announce their pids", () => {
+    const steps = [
+      { type: "spawn", mode: "group" },
+      { type: "spawn", mode: "session" },
+      { type: "spawn", mode: "daemon" },
+    ] as const;
+    const result = runAgent({ scenario: [...steps] });
+    expect(result.status).toBe(0);
+    const pids = readPids(pidFile);
+    expect(pids).toHaveLength(3);
+    expect(pids.every(isAlive)).toBe(true);
+  });
+
+  it("has every scenario listed in its README", () => {
+    expect(scenarioNames).toEqual(
+      expect.arrayContaining([
+        "normal",
+        "quick",
+        "idle-hang",
+        "tool-hang",
+        "linger",
+        "abnormal",
+        "garbage",
+        "huge-line",
+        "stderr-flood",
+        "descendants",
+        "ignore-sigterm",
+        "background-hold",
+        "partial-output",
+        "replay",
+      ]),
+    );
+  });
+});

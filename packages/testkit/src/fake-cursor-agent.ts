@@ -1,0 +1,152 @@
+#!/usr/bin/env node
+// A stand-in for cursor-agent: accepts its flags, reads the prompt from stdin to EOF, records
+// the invocation, and plays a scenario (see scenarios.ts and the package README).
+
+import { randomUUID } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { appendRecord, runSteps } from "./run-steps.js";
+import { type ScenarioContext, type Step, scenarios } from "./scenarios.js";
+
+const VALUE_FLAGS = new Set([
+  "--resume",
+  "--model",
+  "-m",
+  "--workspace",
+  "--output-format",
+  "--api-key",
+  "--mode",
+]);
+
+interface ParsedArgs {
+  flags: Record<string, string | true>;
+  positional: string[];
+}
+
+function parseArgs(argv: string[]): ParsedArgs {
+  const flags: Record<string, string | true> = {};
+  const positional: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index]!;
+    if (arg === "--") {
+      positional.push(...argv.slice(index + 1));
+      break;
+    }
+    if (arg.startsWith("--") && arg.includes("=")) {
+      const split = arg.indexOf("=");
+      flags[arg.slice(0, split)] = arg.slice(split + 1);
+    } else if (VALUE_FLAGS.has(arg)) {
+      flags[arg] = argv[index + 1] ?? "";
+      index += 1;
+    } else if (arg.startsWith("-") && arg.length > 1) {
+      flags[arg] = true;
+    } else {
+      positional.push(arg);
+    }
+  }
+  return { flags, positional };
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function previousInvocations(recordFile: string | undefined): number {
+  if (!recordFile || !existsSync(recordFile)) return 0;
+  return readFileSync(recordFile, "utf8").split("\n").filter(Boolean).length;
+}
+
+function pgid(): number | undefined {
+  try {
+    const stat = readFileSync("/proc/self/stat", "latin1");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+  } catch {
+    return undefined;
+  }
+}
+
+function selectSteps(
+  prompt: string,
+  turn: number,
+  context: Omit<ScenarioContext, "param">,
+): { name: string; steps: Step[] } {
+  const directive = /^scenario:(\S+)\s*/.exec(prompt);
+  const inline = process.env.FAKE_AGENT_SCENARIO_JSON;
+  let spec: string;
+  if (directive) spec = directive[1]!;
+  else if (inline) return { name: "inline", steps: JSON.parse(inline) as Step[] };
+  else {
+    const list = (process.env.FAKE_AGENT_SCENARIO ?? "normal")
+      .split(",")
+      .map((item) => item.trim());
+    spec = list[Math.min(turn, list.length - 1)] || "normal";
+  }
+  const split = spec.indexOf(":");
+  const name = split === -1 ? spec : spec.slice(0, split);
+  const scenario = scenarios[name];
+  if (!scenario) throw new Error(`fake-cursor-agent: unknown scenario ${JSON.stringify(name)}`);
+  const param = split === -1 ? undefined : spec.slice(split + 1);
+  const rest = directive ? prompt.slice(directive[0].length) : prompt;
+  return { name: spec, steps: scenario({ ...context, prompt: rest || prompt, param }) };
+}
+
+async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  const { flags, positional } = parseArgs(argv);
+  if (flags["--version"] === true || flags["-v"] === true) {
+    process.stdout.write("fake-cursor-agent 2026.01.28-test\n");
+    return 0;
+  }
+  // Like cursor-agent: a piped stdin is read to EOF even when the prompt is an argument.
+  const stdinText = process.stdin.isTTY ? "" : await readStdin();
+  const prompt = positional.length > 0 ? positional.join(" ") : stdinText;
+  const recordFile = process.env.FAKE_AGENT_RECORD;
+  const turn = previousInvocations(recordFile);
+  const resume = typeof flags["--resume"] === "string" ? flags["--resume"] : undefined;
+  const context = {
+    sessionId: resume ?? process.env.FAKE_AGENT_SESSION_ID ?? randomUUID(),
+    requestId: randomUUID(),
+    cwd: process.cwd(),
+    prompt,
+    resume,
+    speed: Number(process.env.FAKE_AGENT_SPEED ?? 1) || 1,
+  };
+  const selected = selectSteps(prompt.trim(), turn, context);
+  if (recordFile) {
+    appendRecord(recordFile, {
+      argv,
+      prompt,
+      stdin: stdinText,
+      cwd: process.cwd(),
+      pid: process.pid,
+      pgid: pgid(),
+      token: process.env.CURSOR_WRAP_AGENT_TOKEN,
+      stdinIsTTY: process.stdin.isTTY === true,
+      scenario: selected.name,
+      sessionId: context.sessionId,
+      startedAt: Date.now(),
+    });
+  }
+  const format = flags["--output-format"];
+  return runSteps(selected.steps, {
+    outputFormat: format === "json" || format === "text" ? format : "stream-json",
+    pidFile:
+      process.env.FAKE_AGENT_PID_FILE ?? join(tmpdir(), `fake-cursor-agent-${process.pid}.pids`),
+    descendantTtlMs: Number(process.env.FAKE_AGENT_DESCENDANT_TTL_MS ?? 120_000),
+  });
+}
+
+process.stdout.on("error", () => process.exit(1));
+main().then(
+  (code) => {
+    // Let stdout drain before exiting, as a real CLI would.
+    process.stdout.write("", () => process.exit(code));
+  },
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,8 @@
+export type { AgentEventObject, EventContext } from "./agent-events.js";
+export { agentEvents } from "./agent-events.js";
+export type { Capture } from "./captures.js";
+export { realCapture, realCaptures, realCapturesDir } from "./captures.js";
+export type { FakeAgentOptions, Invocation } from "./fake-agent.js";
+export { fakeAgentBin, fakeAgentEnv, isAlive, readInvocations, readPids } from "./fake-agent.js";
+export type { ScenarioContext, Step } from "./scenarios.js";
+export { scenarioNames, scenarios } from "./scenarios.js";

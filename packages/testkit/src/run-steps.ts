@@ -1,0 +1,163 @@
+import { spawn } from "node:child_process";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { createLineFramer, recordedTimeline } from "@cursor-wrap/events";
+import type { Step } from "./scenarios.js";
+
+/** Where the fake agent writes, and how it behaves towards its descendants. */
+export interface StepIo {
+  /** Output format asked for with `--output-format`. */
+  outputFormat: "stream-json" | "json" | "text";
+  /** File each descendant appends its pid to. */
+  pidFile: string;
+  /** Descendants exit on their own after this long, so a failed test leaves nothing behind. */
+  descendantTtlMs: number;
+}
+
+function write(stream: NodeJS.WriteStream, data: string | Buffer): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.write(data)) resolve();
+    else stream.once("drain", () => resolve());
+  });
+}
+
+/** Write a stdout line in the requested output format (json: only the result; text: assistant text). */
+async function emit(
+  io: StepIo,
+  step: string | Record<string, unknown>,
+  eol: string,
+): Promise<void> {
+  // Timestamps say when the line was written, not when the scenario was built.
+  const value =
+    typeof step !== "string" && typeof step.timestamp_ms === "number"
+      ? { ...step, timestamp_ms: Date.now() }
+      : step;
+  if (io.outputFormat === "stream-json" || typeof value === "string") {
+    await write(
+      process.stdout,
+      `${typeof value === "string" ? value : JSON.stringify(value)}${eol}`,
+    );
+    return;
+  }
+  if (io.outputFormat === "json" && value.type === "result") {
+    await write(process.stdout, `${JSON.stringify(value)}\n`);
+  }
+  if (io.outputFormat === "text" && value.type === "assistant") {
+    const content =
+      (value.message as { content?: Array<{ text?: string }> } | undefined)?.content ?? [];
+    await write(process.stdout, `${content.map((part) => part.text ?? "").join("")}\n`);
+  }
+}
+
+function descendantScript(ignoreSigterm: boolean, pidFile: string, ttlMs: number): string {
+  return [
+    ignoreSigterm ? "process.on('SIGTERM', () => {});" : "",
+    `require('node:fs').appendFileSync(${JSON.stringify(pidFile)}, process.pid + '\\n');`,
+    `setTimeout(() => process.exit(0), ${ttlMs});`,
+  ].join("\n");
+}
+
+function pidCount(pidFile: string): number {
+  return existsSync(pidFile) ? readFileSync(pidFile, "utf8").split("\n").filter(Boolean).length : 0;
+}
+
+async function spawnDescendant(step: Extract<Step, { type: "spawn" }>, io: StepIo): Promise<void> {
+  const before = pidCount(io.pidFile);
+  const script = descendantScript(step.ignoreSigterm === true, io.pidFile, io.descendantTtlMs);
+  if (step.mode === "daemon") {
+    // Double fork: the intermediate starts a detached grandchild and exits at once, so the
+    // grandchild is reparented and only its environment still ties it to this agent.
+    const launcher = `require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(script)}], { detached: true, stdio: 'ignore' }).unref();`;
+    spawn(process.execPath, ["-e", launcher], { stdio: "ignore" }).unref();
+  } else {
+    const child = spawn(process.execPath, ["-e", script], {
+      detached: step.mode === "session",
+      stdio: ["ignore", step.holdStdout ? "inherit" : "ignore", "ignore"],
+    });
+    child.unref();
+  }
+  const deadline = Date.now() + 10_000;
+  while (pidCount(io.pidFile) <= before && Date.now() < deadline) await sleep(10);
+}
+
+async function flood(step: Extract<Step, { type: "flood" }>): Promise<void> {
+  const chunk = Buffer.alloc(64 * 1024, "x");
+  if (step.stream === "stderr") {
+    const line = Buffer.concat([chunk.subarray(0, 1023), Buffer.from("\n")]);
+    for (let sent = 0; sent < step.bytes; sent += line.length) await write(process.stderr, line);
+    return;
+  }
+  await write(
+    process.stdout,
+    '{"type":"tool_call","subtype":"completed","call_id":"huge","tool_call":{"readToolCall":{"args":{"path":"big.txt"},"result":{"success":{"content":"',
+  );
+  for (let sent = 0; sent < step.bytes; sent += chunk.length) {
+    await write(
+      process.stdout,
+      step.bytes - sent >= chunk.length ? chunk : chunk.subarray(0, step.bytes - sent),
+    );
+  }
+  await write(process.stdout, '"}}}}}\n');
+}
+
+async function replay(path: string, speed: number): Promise<void> {
+  const framer = createLineFramer({ parseCap: Number.MAX_SAFE_INTEGER });
+  const events = [...framer.push(readFileSync(path)), ...framer.end()];
+  const times = recordedTimeline(events);
+  for (const [index, event] of events.entries()) {
+    const gap = index === 0 ? 0 : (times[index]! - times[index - 1]!) / speed;
+    if (gap > 0) await sleep(gap);
+    await write(process.stdout, event.raw);
+  }
+}
+
+/** Run a scenario's steps. Resolves when the last step is done (a `silence` never resolves). */
+export async function runSteps(steps: readonly Step[], io: StepIo): Promise<number> {
+  for (const step of steps) {
+    switch (step.type) {
+      case "line":
+        await emit(io, step.value, step.eol ?? "\n");
+        break;
+      case "bytes":
+        await write(
+          step.stream === "stderr" ? process.stderr : process.stdout,
+          Buffer.from(step.base64, "base64"),
+        );
+        break;
+      case "stderr":
+        await write(process.stderr, `${step.text}\n`);
+        break;
+      case "sleep":
+        await sleep(step.ms);
+        break;
+      case "silence":
+        setInterval(() => {}, 1 << 30);
+        await new Promise(() => {});
+        break;
+      case "exit":
+        return step.code;
+      case "ignoreSigterm":
+        process.on("SIGTERM", () => {});
+        break;
+      case "spawn":
+        await spawnDescendant(step, io);
+        break;
+      case "flood":
+        await flood(step);
+        break;
+      case "replay":
+        await replay(step.path, step.speed ?? 1);
+        break;
+      default: {
+        const unknown: never = step;
+        throw new Error(`unknown step ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+  return 0;
+}
+
+/** Append one JSON record to a file (one small append: atomic enough for test records). */
+export function appendRecord(file: string, record: Record<string, unknown>): void {
+  appendFileSync(file, `${JSON.stringify(record)}\n`);
+}

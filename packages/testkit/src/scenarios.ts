@@ -1,0 +1,388 @@
+import { randomUUID } from "node:crypto";
+import { type EventContext, agentEvents as ev } from "./agent-events.js";
+
+/** One thing the fake agent does. A scenario is a list of steps, run in order. */
+export type Step =
+  /** Write a line to stdout (objects are JSON-encoded); `eol` defaults to `\n`. */
+  | { type: "line"; value: string | Record<string, unknown>; eol?: string }
+  /** Write exact bytes (base64) to stdout or stderr. */
+  | { type: "bytes"; base64: string; stream?: "stdout" | "stderr" }
+  /** Write a line of text to stderr. */
+  | { type: "stderr"; text: string }
+  | { type: "sleep"; ms: number }
+  /** Stay alive and print nothing, forever. */
+  | { type: "silence" }
+  | { type: "exit"; code: number }
+  /** Ignore SIGTERM from now on (only SIGKILL ends the agent). */
+  | { type: "ignoreSigterm" }
+  /**
+   * Start a long-running descendant: `group` stays in the agent's process group, `session`
+   * calls setsid, `daemon` double-forks (reparented, found only by its environment).
+   * Each writes its pid to `FAKE_AGENT_PID_FILE`; the step waits until it has.
+   */
+  | {
+      type: "spawn";
+      mode: "group" | "session" | "daemon";
+      ignoreSigterm?: boolean;
+      holdStdout?: boolean;
+    }
+  /** Write `bytes` bytes to stderr (`stream: "stderr"`) or one JSON line of about that size to stdout. */
+  | { type: "flood"; stream: "stdout" | "stderr"; bytes: number }
+  /** Replay a capture file with its recorded timing, `speed` times faster. */
+  | { type: "replay"; path: string; speed?: number };
+
+/** What a scenario is built from. */
+export interface ScenarioContext extends EventContext {
+  prompt: string;
+  /** The part after `:` in `name:param`. */
+  param: string | undefined;
+  /** The session asked for with `--resume`, if any. */
+  resume: string | undefined;
+  /** Replay speed factor (FAKE_AGENT_SPEED). */
+  speed: number;
+}
+
+type Scenario = (context: ScenarioContext) => Step[];
+
+const line = (value: Extract<Step, { type: "line" }>["value"]): Step => ({ type: "line", value });
+const sleep = (ms: number): Step => ({ type: "sleep", ms });
+const now = (): number => Date.now();
+
+function opening(context: ScenarioContext): Step[] {
+  return [line(ev.init(context)), line(ev.user(context, context.prompt))];
+}
+
+function thinking(context: ScenarioContext, deltas: number): Step[] {
+  const steps: Step[] = [];
+  for (let index = 0; index < deltas; index += 1) {
+    steps.push(line(ev.thinkingDelta(context, index === 0 ? "Let me" : " think", now())), sleep(5));
+  }
+  steps.push(line(ev.thinkingCompleted(context, now())));
+  return steps;
+}
+
+function shellCall(
+  context: ScenarioContext,
+  callId: string,
+  command: string,
+  runMs: number,
+  timeoutMs: number,
+): Step[] {
+  const args = ev.shellArgs(command, timeoutMs);
+  const modelCallId = `${context.requestId}-0-fake`;
+  return [
+    line(ev.toolStarted(context, callId, "shellToolCall", args, { modelCallId })),
+    sleep(runMs),
+    line(
+      ev.toolCompleted(
+        context,
+        callId,
+        "shellToolCall",
+        args,
+        ev.shellResult(command, 0, { executionTime: runMs }),
+        {
+          modelCallId,
+        },
+      ),
+    ),
+  ];
+}
+
+function closing(context: ScenarioContext, text: string, said = ""): Step[] {
+  return [
+    line(ev.assistant(context, text)),
+    line(
+      ev.result(context, `${said}${text}`, {
+        durationMs: 1_000,
+        usage: { inputTokens: 1200, outputTokens: 80, cacheReadTokens: 300, cacheWriteTokens: 0 },
+      }),
+    ),
+  ];
+}
+
+const number = (param: string | undefined, fallback: number): number => {
+  const value = Number(param);
+  return param !== undefined && Number.isFinite(value) && value >= 0 ? value : fallback;
+};
+
+/** A normal turn with one shell call of `param` ms (default 200). */
+const normal: Scenario = (context) => {
+  const intro = "I'll run the command, then report back.";
+  return [
+    ...opening(context),
+    ...thinking(context, 3),
+    line(
+      ev.assistant(context, intro, {
+        modelCallId: `${context.requestId}-0-fake`,
+        timestampMs: now(),
+      }),
+    ),
+    ...shellCall(
+      context,
+      `call_${randomUUID().slice(0, 8)}\nfc_1`,
+      "npm test",
+      number(context.param, 200),
+      30_000,
+    ),
+    ...closing(context, "All tests pass.", intro),
+  ];
+};
+
+const TOOL_SAMPLES: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
+  [
+    "readToolCall",
+    { path: "src/index.ts" },
+    { success: { totalLines: 42, readRange: { startLine: 1, endLine: 42 } } },
+  ],
+  [
+    "grepToolCall",
+    { pattern: "TODO", path: "src" },
+    {
+      success: {
+        workspaceResults: { "/repo": { content: { matches: [], totalMatchedLines: 0 } } },
+      },
+    },
+  ],
+  [
+    "editToolCall",
+    { path: "src/index.ts", streamContent: "x" },
+    { success: { linesAdded: 3, linesRemoved: 1 } },
+  ],
+  [
+    "mcpToolCall",
+    { providerIdentifier: "github", toolName: "search_issues" },
+    { success: { content: [{ text: { text: "2 issues" } }] } },
+  ],
+];
+
+/** Built-in scenarios (SPEC section 8), selected by name (`name` or `name:param`). */
+export const scenarios: Readonly<Record<string, Scenario>> = {
+  normal,
+
+  /** The shortest complete turn: no tools, no thinking. */
+  quick: (context) => [...opening(context), ...closing(context, `Done: ${context.prompt}`)],
+
+  /** Thinking deltas every 50 ms for `param` ms (default 2000): long but healthy. */
+  slow: (context) => {
+    const steps = opening(context);
+    for (let elapsed = 0; elapsed < number(context.param, 2_000); elapsed += 50) {
+      steps.push(line(ev.thinkingDelta(context, ".", now())), sleep(50));
+    }
+    return [...steps, ...closing(context, "Finished thinking.")];
+  },
+
+  /** One shell call that runs `param` ms (default 1500) within its 5 s declared timeout. */
+  "long-tool": (context) => [
+    ...opening(context),
+    ...shellCall(context, "call_long", "sleep 1.5", number(context.param, 1_500), 5_000),
+    ...closing(context, "The long command finished."),
+  ],
+
+  /** Two shell calls in parallel that complete in reverse order. */
+  parallel: (context) => {
+    const modelCallId = `${context.requestId}-0-fake`;
+    const a = ev.shellArgs("sleep 0.3", 10_000);
+    const b = ev.shellArgs("sleep 0.1", 10_000);
+    return [
+      ...opening(context),
+      line(ev.toolStarted(context, "call_a", "shellToolCall", a, { modelCallId })),
+      line(ev.toolStarted(context, "call_b", "shellToolCall", b, { modelCallId })),
+      sleep(100),
+      line(
+        ev.toolCompleted(context, "call_b", "shellToolCall", b, ev.shellResult("sleep 0.1", 0), {
+          modelCallId,
+        }),
+      ),
+      sleep(200),
+      line(
+        ev.toolCompleted(context, "call_a", "shellToolCall", a, ev.shellResult("sleep 0.3", 0), {
+          modelCallId,
+        }),
+      ),
+      ...closing(context, "done"),
+    ];
+  },
+
+  /** One call of several tool kinds, for renderers. */
+  tools: (context) => {
+    const steps = opening(context);
+    for (const [index, [key, args, result]] of TOOL_SAMPLES.entries()) {
+      steps.push(line(ev.toolStarted(context, `call_${index}`, key, args)));
+      steps.push(line(ev.toolCompleted(context, `call_${index}`, key, args, result)));
+    }
+    return [...steps, ...closing(context, "Looked around.")];
+  },
+
+  /** Thinks, then goes silent forever with no tool running. */
+  "idle-hang": (context) => [...opening(context), ...thinking(context, 2), { type: "silence" }],
+
+  /** Starts a shell call declaring a `param` ms timeout (default 1000), then goes silent forever. */
+  "tool-hang": (context) => [
+    ...opening(context),
+    line(
+      ev.assistant(context, "Running the build.", {
+        modelCallId: `${context.requestId}-0-fake`,
+        timestampMs: now(),
+      }),
+    ),
+    line(
+      ev.toolStarted(
+        context,
+        "call_hang\nfc_1",
+        "shellToolCall",
+        ev.shellArgs("npm run build", number(context.param, 1_000)),
+      ),
+    ),
+    { type: "silence" },
+  ],
+
+  /** Completes the turn, then never exits (the known cursor-agent bug). */
+  linger: (context) => [...opening(context), ...closing(context, "All done."), { type: "silence" }],
+
+  /** Exits with code `param` (default 1) in the middle of a turn, without a result. */
+  abnormal: (context) => [
+    ...opening(context),
+    ...thinking(context, 1),
+    { type: "stderr", text: "Error: stream closed unexpectedly" },
+    { type: "exit", code: number(context.param, 1) },
+  ],
+
+  /** Not logged in. */
+  "auth-error": () => [
+    {
+      type: "stderr",
+      text: "Authentication required. Please run 'agent login' first, or set CURSOR_API_KEY.",
+    },
+    { type: "exit", code: 1 },
+  ],
+
+  /** Auth failure reported on stdout as an error event. */
+  unauthenticated: (context) => [
+    line(ev.init(context)),
+    line({
+      type: "error",
+      message: "ConnectError: [unauthenticated] Error",
+      session_id: context.sessionId,
+    }),
+    { type: "exit", code: 1 },
+  ],
+
+  /** A named model on the free plan. */
+  "plan-error": (context) => [
+    ...opening(context),
+    {
+      type: "stderr",
+      text: "ActionRequiredError: Named models unavailable Free plans can only use Auto. Switch to Auto or upgrade plans to continue.",
+    },
+    { type: "exit", code: 1 },
+  ],
+
+  /** The same, as a bare `T: ...` line on stdout. */
+  "plan-error-text": (context) => [
+    ...opening(context),
+    line(
+      "T: Named models unavailable Free plans can only use Auto. Switch to Auto or upgrade plans to continue.",
+    ),
+    { type: "exit", code: 1 },
+  ],
+
+  /** The usage limit block. */
+  "usage-limit": () => [
+    { type: "stderr", text: "Error: You've hit your usage limit for this billing period." },
+    { type: "stderr", text: "  fallbackModel: auto\n  spendLimitHit: true" },
+    { type: "exit", code: 1 },
+  ],
+
+  /** `--resume` of a session the agent does not know. */
+  "unknown-session": (context) => [
+    { type: "stderr", text: `Error: Chat not found: ${context.resume ?? context.sessionId}` },
+    { type: "exit", code: 1 },
+  ],
+
+  /** Mirrors every stdout event on stderr, as stream-json mode was reported to, plus a warning. */
+  "stderr-mirror": (context) => {
+    const steps: Step[] = [];
+    for (const step of scenarios.quick!(context)) {
+      steps.push(step);
+      if (step.type === "line" && typeof step.value !== "string") {
+        steps.push({ type: "stderr", text: JSON.stringify(step.value) });
+      }
+    }
+    return [{ type: "stderr", text: "Warning: rate limited, retrying in 1s" }, ...steps];
+  },
+
+  /** Lines that are not events: bare text, invalid UTF-8, non-objects, CRLF, unknown types. */
+  garbage: (context) => [
+    ...opening(context),
+    line("T: this is not JSON"),
+    {
+      type: "bytes",
+      base64: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a]).toString("base64"),
+    },
+    line("[1,2,3]"),
+    { type: "line", value: ev.thinkingCompleted(context, now()), eol: "\r\n" },
+    line({ type: "brand_new_event", subtype: "surprise", session_id: context.sessionId }),
+    line("{truncated"),
+    line(ev.assistant(context, "Survived the garbage.")),
+    { type: "line", value: ev.result(context, "Survived the garbage."), eol: "" },
+  ],
+
+  /** One stdout line of `param` bytes (default 64 MiB), then the result. */
+  "huge-line": (context) => [
+    ...opening(context),
+    { type: "flood", stream: "stdout", bytes: number(context.param, 64 * 1024 * 1024) },
+    ...closing(context, "Read a very large file."),
+  ],
+
+  /** `param` bytes (default 10 MB) on stderr before any stdout, then a normal turn. */
+  "stderr-flood": (context) => [
+    { type: "flood", stream: "stderr", bytes: number(context.param, 10 * 1024 * 1024) },
+    ...scenarios.quick!(context),
+  ],
+
+  /** Starts descendants of every kind (one ignoring SIGTERM), then hangs in a tool call. */
+  descendants: (context) => [
+    ...opening(context),
+    { type: "spawn", mode: "group", ignoreSigterm: true },
+    { type: "spawn", mode: "session" },
+    { type: "spawn", mode: "daemon" },
+    ...scenarios["tool-hang"]!(context).slice(2),
+  ],
+
+  /** Ignores SIGTERM itself, then goes silent. */
+  "ignore-sigterm": (context) => [{ type: "ignoreSigterm" }, ...scenarios["idle-hang"]!(context)],
+
+  /** Leaves a background process holding its stdout open, completes the turn and exits 0. */
+  "background-hold": (context) => [
+    ...opening(context),
+    { type: "spawn", mode: "group", holdStdout: true },
+    ...closing(context, "Started the dev server in the background."),
+  ],
+
+  /** `--stream-partial-output`: deltas, their echo with model_call_id, and the final copy. */
+  "partial-output": (context) => {
+    const modelCallId = `${context.requestId}-0-fake`;
+    const pieces = ["Checking", " the", " tests."];
+    const steps = opening(context);
+    for (const piece of pieces)
+      steps.push(line(ev.assistant(context, piece, { timestampMs: now() })));
+    steps.push(line(ev.assistant(context, pieces.join(""), { modelCallId })));
+    steps.push(...shellCall(context, "call_p", "npm test", 50, 30_000));
+    const final = ["All", " green."];
+    for (const piece of final)
+      steps.push(line(ev.assistant(context, piece, { timestampMs: now() })));
+    steps.push(line(ev.assistant(context, final.join(""))));
+    steps.push(line(ev.result(context, `${pieces.join("")}${final.join("")}`)));
+    return steps;
+  },
+
+  /** Replay the capture at path `param` with its recorded timing. */
+  replay: (context) => {
+    if (!context.param)
+      throw new Error("replay needs a capture path: replay:/path/to/capture.jsonl");
+    return [{ type: "replay", path: context.param, speed: context.speed }];
+  },
+};
+
+/** Names of the built-in scenarios. */
+export const scenarioNames: readonly string[] = Object.keys(scenarios);
