@@ -1,4 +1,4 @@
 import { defineConfig } from "tsup";
 import { packageConfig } from "../../tsup.base.js";
 
-export default defineConfig(packageConfig({ entry: ["src/index.ts", "src/fake-cursor-agent.ts"] }));
+export default defineConfig(packageConfig());

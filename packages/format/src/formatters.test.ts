@@ -530,7 +530,7 @@ describe("text", () => {
       formatter.wrapper({ kind: "hang", reason, terminal: true });
       formatter.endTurn({ durationMs: 1, toolCalls: 2, outcome: "completed" });
       expect(out.text()).not.toMatch(/\u001b/);
-      expect(out.text()).toContain("✓ `sleep 4` (4.1s, exit 0)");
+      expect(out.text()).toContain("✓ `sleep 4` (4.2s, exit 0)");
     } finally {
       if (previous === undefined) delete process.env.NO_COLOR;
       else process.env.NO_COLOR = previous;

@@ -20,10 +20,11 @@ type Block = "text" | "tool" | "meta";
 const LABEL_MAX = 120;
 const IGNORED_FIELDS = new Set(["type", "subtype", "session_id", "timestamp_ms"]);
 
-/** Colour by default: FORCE_COLOR, else a terminal that Node says has colours (NO_COLOR honoured). */
+/** Colour by default: FORCE_COLOR (set, not 0), else not with NO_COLOR, else a terminal with colours. */
 function defaultColor(out: Output): boolean {
   const force = process.env.FORCE_COLOR;
-  if (force !== undefined && force !== "0") return true;
+  if (force !== undefined && force !== "" && force !== "0") return true;
+  if (process.env.NO_COLOR) return false;
   const terminal = out as { isTTY?: boolean; hasColors?: () => boolean };
   return (
     terminal.isTTY === true && typeof terminal.hasColors === "function" && terminal.hasColors()

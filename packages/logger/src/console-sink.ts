@@ -20,6 +20,8 @@ export interface ConsoleSinkOptions {
   level: LevelName;
   /** Colour the output. Default: the stream is a TTY and NO_COLOR is unset (FORCE_COLOR forces). */
   color?: boolean;
+  /** Messages never printed here, because the caller shows them to people another way. */
+  skip?: readonly string[];
 }
 
 const LABELS: Record<number, string> = {
@@ -57,7 +59,9 @@ export function colorFor(
   stream: NodeJS.WritableStream,
   env: NodeJS.ProcessEnv = process.env,
 ): boolean {
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0") return true;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "" && env.FORCE_COLOR !== "0")
+    return true;
+  if (env.NO_COLOR) return false;
   const terminal = stream as { isTTY?: boolean; hasColors?: (env?: NodeJS.ProcessEnv) => boolean };
   return (
     terminal.isTTY === true && typeof terminal.hasColors === "function" && terminal.hasColors(env)

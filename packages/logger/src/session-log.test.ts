@@ -213,7 +213,8 @@ describe("openSessionLog", () => {
     console.on("data", (chunk) => {
       printed += chunk.toString();
     });
-    const log = open({ console: { stream: console, level: "warn" } });
+    const log = open({ console: { stream: console, level: "warn", skip: ["shown_elsewhere"] } });
+    log.decision("shown_elsewhere", {}, "error");
     log.decision("tool_call_opened", { call_id: "x" });
     log.decision(
       "hang_detected",
@@ -239,7 +240,7 @@ describe("openSessionLog", () => {
     log.decision("spawned", { pid: 42 });
     log.close({ outcome: "completed", flagged: false });
     expect(printed).toContain("\u001b[");
-    expect(printed.replace(/\u001b\[\d+m/g, "")).toContain("cursor-wrap info: session start: pid=");
+    expect(printed.replace(/\u001b\[\d+m/g, "")).toContain("cursor-wrap info: spawned: pid=42");
   });
 
   it("throws a typed error before anything when the directory cannot be written", () => {

@@ -11,7 +11,13 @@ import {
 import { dirname, join } from "node:path";
 import type { AgentEvent } from "@cursor-wrap/events";
 import { pino } from "pino";
-import { type ConsoleSinkOptions, colorFor, LEVELS, renderConsoleLine } from "./console-sink.js";
+import {
+  type ConsoleSinkOptions,
+  colorFor,
+  LEVELS,
+  type LevelName,
+  renderConsoleLine,
+} from "./console-sink.js";
 import { LogDirError } from "./errors.js";
 import { type LogTag, logFileName } from "./file-names.js";
 import { mayContainSecret, redact } from "./redact.js";
@@ -60,6 +66,8 @@ export interface SessionLog {
   info(fields: Fields, message: string): void;
   warn(fields: Fields, message: string): void;
   error(fields: Fields, message: string): void;
+  /** Change the console sink's level (e.g. `silent` once nobody should hear more). */
+  setConsoleLevel(level: LevelName): void;
   /** Rename the file to carry the session id (once; later calls are ignored). */
   setSessionId(sessionId: string): void;
   /** Write the final record, fsync, close, and flag the file name if needed. Idempotent. */
@@ -124,13 +132,15 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
   let failedWrites = 0;
   let closed = false;
   const consoleOptions = options.console;
-  const consoleLevel = consoleOptions ? LEVELS[consoleOptions.level] : LEVELS.silent;
+  let consoleLevel: number = consoleOptions ? LEVELS[consoleOptions.level] : LEVELS.silent;
   const consoleColor = consoleOptions
     ? (consoleOptions.color ?? colorFor(consoleOptions.stream))
     : false;
 
+  const consoleSkip = new Set(consoleOptions?.skip ?? []);
+
   const printConsole = (level: number, message: string, fields: Fields): void => {
-    if (!consoleOptions || level < consoleLevel) return;
+    if (!consoleOptions || level < consoleLevel || consoleSkip.has(message)) return;
     const line = renderConsoleLine(level, message, fields, consoleColor);
     consoleOptions.stream.write(shouldRedact ? redact(line) : line);
   };
@@ -273,6 +283,10 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     warn: (fields, message) => logger.warn(fields, message),
     error: (fields, message) => logger.error(fields, message),
 
+    setConsoleLevel(level) {
+      consoleLevel = LEVELS[level];
+    },
+
     setSessionId(id) {
       if (sessionId !== undefined || closed || !id) return;
       sessionId = id;
@@ -290,7 +304,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
 
     close(end) {
       if (closed) return;
-      logger.info({ ...end, incomplete, failed_writes: failedWrites }, "session_end");
+      logger.debug({ ...end, incomplete, failed_writes: failedWrites }, "session_end");
       sync();
       closed = true;
       try {
@@ -316,12 +330,16 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     },
   };
 
-  log.decision("session_start", {
-    pid: process.pid,
-    node: process.version,
-    platform: process.platform,
-    log_path: path,
-    pruned_logs: pruned.length,
-  });
+  log.decision(
+    "session_start",
+    {
+      pid: process.pid,
+      node: process.version,
+      platform: process.platform,
+      log_path: path,
+      pruned_logs: pruned.length,
+    },
+    "debug",
+  );
   return log;
 }

@@ -7,7 +7,7 @@ export function formatDuration(ms: number): string {
   const sign = ms < 0 ? "-" : "";
   const abs = Math.abs(ms);
   if (abs < 1_000) return `${sign}${Math.round(abs)}ms`;
-  if (abs < 60_000) return `${sign}${(Math.floor(abs / 100) / 10).toFixed(1)}s`;
+  if (abs < 60_000) return `${sign}${(Math.round(abs / 100) / 10).toFixed(1)}s`;
   if (abs < 3_600_000) {
     const seconds = Math.floor((abs % 60_000) / 1_000);
     return `${sign}${Math.floor(abs / 60_000)}m${seconds ? ` ${seconds}s` : ""}`;

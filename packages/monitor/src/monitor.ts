@@ -135,7 +135,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   function openCallDetails(now: number): OpenCallDetail[] {
     const details: OpenCallDetail[] = [];
     for (const call of open.values()) {
-      const elapsedMs = now - call.startedAt;
+      const elapsedMs = Math.round(now - call.startedAt);
       const detail: OpenCallDetail = {
         id: call.id,
         kind: call.kind,
@@ -160,7 +160,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   }
 
   function reasonFor(kind: ReasonKind, verdict: Verdict, now: number): Reason {
-    const idleMs = now - lastAt;
+    const idleMs = Math.round(now - lastAt);
     const openCalls = openCallDetails(now);
     const last = lastEventType ? ` (last event: ${lastEventType})` : " (no output yet)";
     let message: string;
@@ -296,7 +296,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
           warnedFor = deadline.at;
           const warning: SoftWarning = {
             kind: deadline.kind,
-            firesInMs: deadline.at - now,
+            firesInMs: Math.round(deadline.at - now),
             message:
               deadline.kind === "idle"
                 ? `quiet for ${formatDuration(now - lastAt)}; hang in ${formatDuration(deadline.at - now)} if nothing arrives`
@@ -323,20 +323,20 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
       const snapshot: MonitorSnapshot = {
         phase,
         verdict,
-        elapsedMs: now - startedAt,
-        silentMs: now - lastAt,
+        elapsedMs: Math.round(now - startedAt),
+        silentMs: Math.round(now - lastAt),
         openCalls: openCallDetails(now),
       };
       if (sessionId !== undefined) snapshot.sessionId = sessionId;
       if (lastEventType !== undefined) snapshot.lastEventType = lastEventType;
       const next = nextDeadline();
-      if (next !== undefined) snapshot.nextDeadlineInMs = Math.max(0, next - now);
+      if (next !== undefined) snapshot.nextDeadlineInMs = Math.max(0, Math.round(next - now));
       if (!exited) {
         const verdictAt =
           doneAt !== undefined
             ? doneAt + exitGraceMs
             : Math.min(hangDeadline().at, budgetDeadline() ?? Number.POSITIVE_INFINITY);
-        snapshot.verdictInMs = Math.max(0, verdictAt - now);
+        snapshot.verdictInMs = Math.max(0, Math.round(verdictAt - now));
       }
       return snapshot;
     },

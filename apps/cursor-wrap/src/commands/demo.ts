@@ -1,0 +1,89 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createColors } from "picocolors";
+import { resolveRunOptions } from "../options.js";
+import { type RunIo, runCommand } from "../run.js";
+
+interface DemoStep {
+  title: string;
+  scenario: string;
+  prompt: string;
+  expected: number;
+}
+
+const STEPS: DemoStep[] = [
+  {
+    title:
+      "1/4 A normal turn: the agent thinks, runs a shell command and answers. cursor-wrap passes it through; exit 0.",
+    scenario: "normal:500",
+    prompt: "Run the test suite and tell me how it went",
+    expected: 0,
+  },
+  {
+    title:
+      "2/4 An idle hang: the agent goes silent with no tool running. With --idle-timeout 3s, cursor-wrap kills it 3s later; exit 2.",
+    scenario: "idle-hang",
+    prompt: "Explain the build setup",
+    expected: 2,
+  },
+  {
+    title:
+      "3/4 A tool-timeout hang: a shell call declares a 1s timeout and never finishes. cursor-wrap waits for it until timeout + --tool-grace 2s, then kills it; exit 2.",
+    scenario: "tool-hang:1000",
+    prompt: "Build the project",
+    expected: 2,
+  },
+  {
+    title:
+      "4/4 A linger: the agent answers but its process never exits. cursor-wrap kills it --exit-grace 2s after the result; the turn still counts as completed, exit 0.",
+    scenario: "linger",
+    prompt: "Say hello",
+    expected: 0,
+  },
+];
+
+/**
+ * `cursor-wrap demo` (R-CLI7): run cursor-wrap against the bundled fake agent with short
+ * thresholds, so a newcomer sees a normal turn and each kind of hang being handled, with no
+ * Cursor account. Logs go to a fresh temporary directory.
+ */
+export async function demoCommand(io: RunIo): Promise<number> {
+  const { fakeAgentBin } = await import("@cursor-wrap/testkit");
+  const paint = createColors(io.stdout.isTTY === true);
+  const logDir = mkdtempSync(join(tmpdir(), "cursor-wrap-demo-"));
+  const base = resolveRunOptions({}, [], {}, []);
+  let failures = 0;
+  for (const step of STEPS) {
+    io.stdout.write(`\n${paint.bold(`▶ ${step.title}`)}\n\n`);
+    const code = await runCommand(
+      {
+        ...base,
+        print: true,
+        outputFormat: "text",
+        agentBin: fakeAgentBin,
+        // The fake agent takes its scenario from a prompt that starts with scenario:<name>.
+        prompt: `scenario:${step.scenario} ${step.prompt}`,
+        idleTimeoutMs: 3_000,
+        toolGraceMs: 2_000,
+        exitGraceMs: 2_000,
+        killGraceMs: 1_000,
+        logDir,
+        logLevel: "silent",
+      },
+      { ...io, stdin: io.stdin },
+    );
+    if (code !== step.expected) failures += 1;
+    io.stdout.write(
+      paint.dim(
+        `\n  exit ${code}${code === step.expected ? "" : ` (expected ${step.expected})`}\n`,
+      ),
+    );
+  }
+  io.stdout.write(
+    `\n${paint.bold("Done.")} The forensic logs of these four runs are in ${logDir}:\n` +
+      `  cursor-wrap logs --log-dir ${logDir}\n` +
+      `  cursor-wrap replay <one of those files> --idle-timeout 10s\n`,
+  );
+  return failures === 0 ? 0 : 1;
+}

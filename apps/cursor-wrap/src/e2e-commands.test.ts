@@ -1,0 +1,131 @@
+// End to end: the logs, replay and demo commands.
+
+import { basename } from "node:path";
+import { realCapture } from "@cursor-wrap/testkit";
+import { afterAll, describe, expect, it } from "vitest";
+import { killSurvivors, logFiles, run, survivors } from "./test-harness.js";
+
+afterAll(() => {
+  const left = survivors();
+  killSurvivors();
+  expect(left).toEqual([]);
+});
+
+describe("cursor-wrap logs", () => {
+  it("lists sessions with outcome, turns and file; --flagged; --json; and shows one", async () => {
+    const hang = await run(["-p", "x", "--idle-timeout", "500ms"], { scenario: "idle-hang" });
+    const logDir = hang.logDir;
+    const done = await run(["-p", "y", "--log-dir", logDir], { scenario: "normal:10" });
+    expect(done.code).toBe(0);
+    const files = logFiles({ logDir });
+    const hangFile = files.find((file) => file.includes(".flagged."));
+    const doneFile = files.find((file) => !file.includes(".flagged."));
+    expect(hangFile).toBeDefined();
+
+    const list = await run(["logs", "--log-dir", logDir]);
+    expect(list.code).toBe(0);
+    const lines = list.stdout.toString().trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^START\s+SESSION\s+OUTCOME\s+TURNS\s+DURATION\s+FILE$/);
+    expect(lines).toHaveLength(3);
+    expect(list.stdout.toString()).toContain("hang (flagged)");
+    expect(list.stdout.toString()).toContain(basename(doneFile!));
+
+    const flagged = await run(["logs", "--flagged", "--json", "--log-dir", logDir]);
+    const sessions = JSON.parse(flagged.stdout.toString()) as Array<Record<string, unknown>>;
+    expect(sessions).toEqual([
+      expect.objectContaining({
+        outcome: "hang",
+        flagged: true,
+        turns: 1,
+        exitCode: 2,
+        path: hangFile,
+      }),
+    ]);
+
+    const sessionId = String(sessions[0]!.sessionId);
+    const shown = await run(["logs", "show", sessionId.slice(0, 8), "--log-dir", logDir]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout.toString()).toContain("── turn 1");
+    expect(shown.stdout.toString()).toContain(
+      "⚠ Hang detected — killed cursor-agent (no output for",
+    );
+    const byFile = await run(["logs", "show", doneFile!]);
+    expect(byFile.stdout.toString()).toContain("All tests pass.");
+  });
+
+  it("says so when there are no logs, and rejects an unknown target", async () => {
+    const empty = await run(["logs", "--log-dir", "/nonexistent/cursor-wrap-logs"]);
+    expect(empty.stdout.toString()).toBe("no session logs in /nonexistent/cursor-wrap-logs\n");
+    const missing = await run([
+      "logs",
+      "show",
+      "nope",
+      "--log-dir",
+      "/nonexistent/cursor-wrap-logs",
+    ]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no log for "nope"');
+  });
+});
+
+describe("cursor-wrap replay", () => {
+  it("replays a real capture: no verdict at the defaults, a hang with a tighter idle timeout", async () => {
+    const capture = realCapture("reifying-cursor-hack--direct-sleep");
+    const defaults = await run(["replay", capture.path]);
+    expect(defaults.code).toBe(0);
+    expect(defaults.stdout.toString()).toContain(
+      "turn 1 · session d43015b9-0707-43f4-b2df-0bcea7891654 · 220 lines over 15.2s",
+    );
+    expect(defaults.stdout.toString()).toContain("no verdict: nothing would have been killed");
+
+    const tight = await run([
+      "replay",
+      capture.path,
+      "--idle-timeout",
+      "2s",
+      "--tool-grace",
+      "1s",
+      "--json",
+    ]);
+    const [turn] = JSON.parse(tight.stdout.toString()) as Array<{
+      verdict: { at_ms: number; verdict: string };
+    }>;
+    // 2.8 s of silence between the first completion and the next start, past a 2 s idle timeout.
+    expect(turn!.verdict).toMatchObject({ verdict: "hang" });
+
+    const silent = await run(["replay", capture.path, "--tail", "1m", "--json"]);
+    const [tail] = JSON.parse(silent.stdout.toString()) as Array<{
+      verdict: { verdict: string; at_ms: number };
+    }>;
+    expect(tail!.verdict.verdict).toBe("linger");
+  });
+
+  it("replays a log the CLI wrote and shows the recorded decision beside the simulated one", async () => {
+    const hang = await run(["-p", "x", "--idle-timeout", "600ms"], { scenario: "idle-hang" });
+    const [file] = logFiles(hang);
+    const replay = await run(["replay", file!, "--idle-timeout", "600ms", "--json"]);
+    const [turn] = JSON.parse(replay.stdout.toString()) as Array<{
+      verdict: { verdict: string; at_ms: number };
+      recorded: Array<{ message: string; at_ms: number }>;
+    }>;
+    expect(turn!.verdict.verdict).toBe("hang");
+    const recorded = turn!.recorded.find((item) => item.message.startsWith("hang_detected"))!;
+    expect(Math.abs(recorded.at_ms - turn!.verdict.at_ms)).toBeLessThan(1_000);
+    const looser = await run(["replay", file!, "--idle-timeout", "1h"]);
+    expect(looser.stdout.toString()).toContain("no verdict");
+  });
+});
+
+describe("cursor-wrap demo", () => {
+  it("shows a normal turn and three hangs, each introduced by one line, and exits 0", async () => {
+    const demo = await run(["demo"]);
+    expect(demo.code).toBe(0);
+    const text = demo.stdout.toString();
+    expect(text.match(/^▶ /gm)).toHaveLength(4);
+    expect(text).toContain("All tests pass.");
+    expect(text.match(/⚠ Hang detected/g)).toHaveLength(2);
+    expect(text).toContain("did not exit");
+    expect(text.match(/^ {2}exit \d/gm)).toEqual(["  exit 0", "  exit 2", "  exit 2", "  exit 0"]);
+    expect(demo.elapsedMs).toBeLessThan(30_000);
+  });
+});

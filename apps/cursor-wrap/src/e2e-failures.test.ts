@@ -1,0 +1,256 @@
+// End to end: what goes wrong, and what cursor-wrap does about it (SPEC section 9).
+
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { isAlive, readPids } from "@cursor-wrap/testkit";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  invocations,
+  killSurvivors,
+  logFiles,
+  logRecords,
+  run,
+  survivors,
+  wrap,
+  wrapperLines,
+} from "./test-harness.js";
+
+const FAST = ["--idle-timeout", "500ms", "--tool-grace", "300ms", "--exit-grace", "300ms"];
+
+afterAll(() => {
+  const left = survivors();
+  killSurvivors();
+  expect(left).toEqual([]);
+});
+
+describe("failures", () => {
+  it("reports a missing agent binary in one line and exits 1", async () => {
+    const result = await run(["-p", "x", "--agent-bin", "no-such-cursor-agent"], {
+      defaults: false,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'cursor-wrap: cannot start "no-such-cursor-agent": not found on PATH (install cursor-agent or set --agent-bin)\n',
+    );
+    expect(result.stdout.length).toBe(0);
+  });
+
+  it("reports an unwritable log directory before starting anything, exit 1", async () => {
+    const blocker = join(process.env.TMPDIR ?? "/tmp", `cursor-wrap-not-a-dir-${process.pid}`);
+    writeFileSync(blocker, "");
+    const result = await run(["-p", "x", "--log-dir", join(blocker, "logs")], {
+      scenario: "quick",
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^cursor-wrap: cannot write logs to .*: ENOTDIR \(set --log-dir to a writable directory\)\n$/,
+    );
+    expect(invocations(result)).toEqual([]);
+  });
+
+  it("exits 1 when the agent exits without a result, saying how", async () => {
+    const result = await run(["-p", "x"], { scenario: "abnormal:3" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("Error: stream closed unexpectedly\n"); // the agent's own stderr line
+    expect(result.stderr).toContain(
+      "cursor-wrap: cursor-agent exited with code 3 without a result: Error: stream closed unexpectedly\n",
+    );
+    expect(logRecords(result).at(-1)).toMatchObject({
+      msg: "session_end",
+      outcome: "abnormal",
+      flagged: true,
+      exit_code: 1,
+    });
+  });
+
+  for (const [scenario, expected] of [
+    ["auth-error", "cursor-agent is not signed in: Authentication required."],
+    ["unauthenticated", "cursor-agent is not signed in: ConnectError: [unauthenticated] Error"],
+    [
+      "plan-error",
+      "cursor-agent refused the request for your plan: ActionRequiredError: Named models unavailable",
+    ],
+    [
+      "plan-error-text",
+      "cursor-agent refused the request for your plan: T: Named models unavailable",
+    ],
+    ["usage-limit", "cursor-agent has hit a usage limit: Error: You've hit your usage limit"],
+  ] as const) {
+    it(`shows ${scenario} as one clear message, never retries it, exits 1`, async () => {
+      const result = await run(["-p", "x", "--prompt-after-hang", "continue", ...FAST], {
+        scenario,
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`cursor-wrap: ${expected}`);
+      expect(result.stderr.match(/cursor-wrap: /g)).toHaveLength(1);
+      expect(invocations(result)).toHaveLength(1);
+      expect(logRecords(result).find((record) => record.msg === "agent_failure")).toBeDefined();
+    });
+  }
+
+  it("reports a --resume of a session the agent no longer knows as such", async () => {
+    const result = await run(["-p", "x", "--resume", "gone-session"], {
+      scenario: "unknown-session",
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      "cursor-wrap: cursor-agent does not know session gone-session (it may have expired)",
+    );
+    expect(result.stderr).toContain("Start a new session without --resume.");
+  });
+
+  it("kills the agent tree and exits 1 quietly when its stdout reader goes away (EPIPE)", async () => {
+    const wrapped = wrap(["-p", "x", "--idle-timeout", "1m"], { scenario: "slow:20000" });
+    await wrapped.stdoutHas('"subtype":"delta"');
+    wrapped.child.stdout.destroy();
+    const result = await wrapped.done;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe("");
+    expect(isAlive(invocations(result)[0]!.pid)).toBe(false);
+    expect(logRecords(result).find((record) => record.msg === "stdout_closed")).toMatchObject({
+      code: "EPIPE",
+    });
+  });
+
+  it("SIGKILLs descendants that ignore SIGTERM or left the process group after a hang", async () => {
+    const result = await run(["-p", "x", ...FAST], { scenario: "descendants" });
+    expect(result.code).toBe(2);
+    const pids = readPids(join(result.dir, "pids"));
+    expect(pids).toHaveLength(3);
+    expect(pids.filter(isAlive)).toEqual([]);
+    const killed = logRecords(result).find((record) => record.msg === "agent_killed")!;
+    expect((killed.steps as Array<{ signal: string }>).map((step) => step.signal)).toEqual([
+      "SIGTERM",
+      "SIGKILL",
+    ]);
+  });
+
+  it("ends the turn drainGrace after the agent exits when a descendant holds stdout open", async () => {
+    const result = await run(["-p", "x"], { scenario: "background-hold" });
+    expect(result.code).toBe(0);
+    // The holder lives 30 s; the wrapper is done long before.
+    expect(result.elapsedMs).toBeLessThan(20_000);
+    const [holder] = readPids(join(result.dir, "pids"));
+    expect(isAlive(holder!)).toBe(true); // a normal exit leaves background processes alone
+    process.kill(holder!, "SIGKILL");
+  });
+
+  it("shows agent stderr per --stderr: errors (default), all, none", async () => {
+    const errors = await run(["-p", "x"], { scenario: "stderr-mirror" });
+    expect(errors.stderr).toContain("Warning: rate limited, retrying in 1s\n");
+    expect(errors.stderr).not.toContain('{"type"');
+    const all = await run(["-p", "x", "--stderr", "all"], { scenario: "stderr-mirror" });
+    expect(all.stderr).toContain('{"type":"system"');
+    const none = await run(["-p", "x", "--stderr", "none", "--log-level", "silent"], {
+      scenario: "stderr-mirror",
+    });
+    expect(none.stderr).toBe("");
+    expect(logRecords(none).filter((record) => record.stream === "stderr").length).toBeGreaterThan(
+      3,
+    );
+  });
+
+  it("tolerates an unmatched completion with a warning record, not a hang", async () => {
+    const result = await run(["-p", "x", "--idle-timeout", "30s"], {
+      scenario:
+        "replay:../../../shared/fixtures/real/xpadev-net-agentic-automation--sample-log-TAIL-excerpt.jsonl".replace(
+          "../../../shared",
+          join(import.meta.dirname, "..", "..", "..", "..", "shared"),
+        ),
+      speed: 1000,
+    });
+    expect(result.code).toBe(0);
+    expect(logRecords(result).find((record) => record.msg === "monitor_warning")).toMatchObject({
+      code: "unmatched-end",
+    });
+  });
+});
+
+describe("the command line", () => {
+  it("rejects an unknown flag with a suggestion, exit 1", async () => {
+    const result = await run(["-p", "x", "--idel-timeout", "5s"], { scenario: "quick" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      "cursor-wrap: unknown option --idel-timeout (did you mean --idle-timeout?); see cursor-wrap --help\n",
+    );
+    expect(invocations(result)).toEqual([]);
+  });
+
+  it("rejects a duration without a unit", async () => {
+    const result = await run(["-p", "x", "--idle-timeout", "60"], { scenario: "quick" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      '--idle-timeout takes a duration such as 500ms, 30s, 5m or 1h, not "60"',
+    );
+  });
+
+  it("falls back to CURSOR_WRAP_* environment variables, flags winning", async () => {
+    const result = await run(["-p", "x", "--tool-grace", "300ms"], {
+      scenario: "idle-hang",
+      env: {
+        CURSOR_WRAP_IDLE_TIMEOUT: "400ms",
+        CURSOR_WRAP_OUTPUT_FORMAT: "json",
+        CURSOR_WRAP_TOOL_GRACE: "5m",
+      },
+    });
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout.toString())).toMatchObject({ subtype: "hang_detected" });
+    expect(logRecords(result).find((record) => record.msg === "options")).toMatchObject({
+      idle_timeout_ms: 400,
+      tool_grace_ms: 300,
+    });
+  });
+
+  it("prints --help and --version", async () => {
+    const help = await run(["--help"], { defaults: false });
+    expect(help.code).toBe(0);
+    for (const flag of [
+      "--idle-timeout",
+      "--prompt-after-hang",
+      "--max-hang-retries",
+      "--tool-timeout",
+      "--pty",
+      "--no-redact",
+      "--parse-cap",
+    ]) {
+      expect(help.stdout.toString()).toContain(flag);
+    }
+    expect(help.stdout.toString()).toContain("env CURSOR_WRAP_IDLE_TIMEOUT");
+    const version = await run(["--version"], { defaults: false });
+    expect(version.stdout.toString()).toMatch(/^cursor-wrap\/\d+\.\d+\.\d+/);
+  });
+});
+
+const canMount = (() => {
+  if (process.platform !== "linux" || process.getuid?.() !== 0) return false;
+  const target = join(process.env.TMPDIR ?? "/tmp", `cursor-wrap-mount-probe-${process.pid}`);
+  mkdirSync(target, { recursive: true });
+  const mounted =
+    spawnSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", target]).status === 0;
+  if (mounted) spawnSync("umount", [target]);
+  return mounted;
+})();
+if (!canMount)
+  console.warn(
+    "disk-full test skipped: mounting a small tmpfs needs root on Linux (covered by the logger's injected-failure test)",
+  );
+
+describe.runIf(canMount)("a full disk", () => {
+  it("keeps proxying, warns once, marks the log incomplete", async () => {
+    const dir = join(process.env.TMPDIR ?? "/tmp", `cursor-wrap-full-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    expect(spawnSync("mount", ["-t", "tmpfs", "-o", "size=48k", "tmpfs", dir]).status).toBe(0);
+    try {
+      chmodSync(dir, 0o777);
+      const result = await run(["-p", "x", "--log-dir", dir], { scenario: "huge-line:300000" });
+      expect(result.code).toBe(0);
+      expect(result.stdout.length).toBeGreaterThan(300_000);
+      expect(result.stderr.match(/log write failed/g)).toHaveLength(1);
+      const [file] = logFiles({ logDir: dir });
+      expect(file).toMatch(/\.incomplete\.jsonl$/);
+    } finally {
+      spawnSync("umount", [dir]);
+    }
+  });
+});

@@ -1,0 +1,272 @@
+// End to end, interactive mode and signals: the built executable against the fake agent.
+
+import { loadPty } from "@cursor-wrap/supervisor";
+import { fakeAgentBin, fakeAgentEnv, isAlive } from "@cursor-wrap/testkit";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  CLI,
+  invocations,
+  killSurvivors,
+  logRecords,
+  run,
+  survivors,
+  wrap,
+  wrapperLines,
+} from "./test-harness.js";
+
+const FAST = ["--idle-timeout", "500ms", "--tool-grace", "300ms", "--exit-grace", "300ms"];
+
+afterAll(() => {
+  const left = survivors();
+  killSurvivors();
+  expect(left).toEqual([]);
+});
+
+const turnEnds = (target: { logDir: string }) =>
+  logRecords(target).filter((record) => record.msg === "turn_end").length;
+
+describe("cursor-wrap (interactive)", () => {
+  it("reads one prompt per line, skips blank lines, resumes the session, exits 0 at EOF (AC11, AC14)", async () => {
+    const result = await run([], { scenario: "quick", input: "first\n\n  \nsecond\nthird\n" });
+    expect(result.code).toBe(0);
+    const calls = invocations(result);
+    expect(calls.map((call) => call.stdin)).toEqual(["first", "second", "third"]);
+    expect(calls[0]!.argv).not.toContain("--resume");
+    for (const call of calls.slice(1)) {
+      expect(call.argv).toEqual([
+        "--print",
+        "--output-format",
+        "stream-json",
+        "--resume",
+        calls[0]!.sessionId,
+        "--force",
+      ]);
+    }
+    expect(result.stdout.toString()).toBe("Done: first\nDone: second\nDone: third\n");
+  });
+
+  it("takes the first prompt from the arguments and the next ones from stdin", async () => {
+    const result = await run(["hello", "there"], { scenario: "quick", input: "next\n" });
+    expect(invocations(result).map((call) => call.stdin)).toEqual(["hello there", "next"]);
+  });
+
+  it("ends a hung turn with an indicator and resumes the session on the next prompt (AC12)", async () => {
+    const result = await run([...FAST], { scenario: ["idle-hang", "quick"], input: "one\ntwo\n" });
+    expect(result.code).toBe(0);
+    const [first, second] = invocations(result);
+    expect(second!.argv).toContain(first!.sessionId);
+    expect(result.stdout.toString()).toContain(
+      "⚠ Hang detected — killed cursor-agent (no output for",
+    );
+    expect(result.stdout.toString()).toContain(
+      `resume with: cursor-wrap --resume ${first!.sessionId}`,
+    );
+    expect(result.stdout.toString()).toContain("Done: two");
+    expect(isAlive(first!.pid)).toBe(false);
+  });
+
+  it("sends --prompt-after-hang automatically, at most --max-hang-retries times in a row", async () => {
+    const result = await run(
+      [
+        ...FAST,
+        "--prompt-after-hang",
+        "continue",
+        "--max-hang-retries",
+        "1",
+        "--output-format",
+        "stream-json",
+      ],
+      {
+        scenario: ["idle-hang", "idle-hang", "quick"],
+        input: "one\ntwo\n",
+      },
+    );
+    expect(result.code).toBe(0);
+    expect(invocations(result).map((call) => call.stdin)).toEqual(["one", "continue", "two"]);
+    expect(wrapperLines(result.stdout).map((line) => line.subtype)).toEqual([
+      "retry",
+      "hang_detected",
+    ]);
+  });
+
+  it("cancels the running turn on Ctrl+C (SIGINT) and goes back to the prompt", async () => {
+    const wrapped = wrap(["--idle-timeout", "1m"], {
+      scenario: ["tool-hang:60000", "quick"],
+      input: null,
+    });
+    wrapped.child.stdin.write("build it\n");
+    await wrapped.stdoutHas("⏳ `npm run build`");
+    wrapped.child.kill("SIGINT");
+    await wrapped.stdoutHas("✗ Cancelled (SIGINT)");
+    wrapped.child.stdin.end("next\n");
+    const result = await wrapped.done;
+    expect(result.code).toBe(0);
+    const [first, second] = invocations(result);
+    expect(isAlive(first!.pid)).toBe(false);
+    expect(second).toMatchObject({ stdin: "next" });
+    expect(second!.argv).toContain(first!.sessionId);
+    expect(logRecords(result).find((record) => record.msg === "turn_end")).toMatchObject({
+      outcome: "cancelled",
+    });
+  });
+
+  it("exits 130 on Ctrl+C (SIGINT) at the prompt", async () => {
+    const wrapped = wrap([], { scenario: "quick", input: null });
+    wrapped.child.stdin.write("one\n");
+    await expect.poll(() => turnEnds(wrapped), { timeout: 20_000 }).toBe(1);
+    wrapped.child.kill("SIGINT");
+    const result = await wrapped.done;
+    expect(result.code).toBe(130);
+    expect(invocations(result)).toHaveLength(1);
+  });
+});
+
+describe("signals during a turn", () => {
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const) {
+    it(`${signal}: kills the agent's whole tree, flushes the log and exits ${code}`, async () => {
+      const wrapped = wrap(["-p", "x", "--idle-timeout", "1m"], { scenario: "descendants" });
+      await wrapped.stdoutHas('"subtype":"started"');
+      wrapped.child.kill(signal);
+      const result = await wrapped.done;
+      expect(result.code).toBe(code);
+      expect(survivors()).toEqual([]);
+      const records = logRecords(result);
+      expect(records.find((record) => record.msg === "signal_received")).toMatchObject({ signal });
+      expect(records.at(-1)).toMatchObject({
+        msg: "session_end",
+        outcome: `signal ${signal}`,
+        exit_code: code,
+      });
+      expect(wrapperLines(result.stdout).at(-1)).toMatchObject({
+        subtype: "cancelled",
+        reason: `cancelled by ${signal}`,
+      });
+    });
+  }
+
+  it("kills at once on a second Ctrl+C while shutting down", async () => {
+    const wrapped = wrap(["-p", "x", "--idle-timeout", "1m", "--kill-grace", "20s"], {
+      scenario: "ignore-sigterm",
+    });
+    await wrapped.stdoutHas('"subtype":"completed"');
+    wrapped.child.kill("SIGINT");
+    await expect
+      .poll(() => logRecords(wrapped).some((record) => record.msg === "kill_step"), {
+        timeout: 20_000,
+      })
+      .toBe(true);
+    const second = performance.now();
+    wrapped.child.kill("SIGINT");
+    const result = await wrapped.done;
+    expect(result.code).toBe(130);
+    expect(performance.now() - second).toBeLessThan(15_000); // well before the 20 s grace
+    await expect.poll(() => isAlive(invocations(result)[0]!.pid), { timeout: 5_000 }).toBe(false);
+  });
+});
+
+const pty = await loadPty();
+if (!pty)
+  console.warn(
+    "cursor-wrap terminal tests skipped: neither @lydell/node-pty nor node-pty could be loaded here",
+  );
+
+/** Run cursor-wrap on a terminal; resolves with its exit code and everything it printed. */
+function onTerminal(args: string[], scenario: string) {
+  const terminal = pty!.spawn(
+    process.execPath,
+    [CLI, "--agent-bin", fakeAgentBin, "--log-dir", `/tmp/cursor-wrap-pty-${process.pid}`, ...args],
+    {
+      cols: 100,
+      rows: 30,
+      env: { ...process.env, NO_COLOR: "1", ...fakeAgentEnv({ scenario }) } as Record<
+        string,
+        string
+      >,
+    },
+  );
+  let output = "";
+  const waiters: Array<{ text: string; from: number; resolve: () => void }> = [];
+  terminal.onData((data) => {
+    output += data;
+    for (const waiter of waiters.splice(0)) {
+      if (output.indexOf(waiter.text, waiter.from) !== -1) waiter.resolve();
+      else waiters.push(waiter);
+    }
+  });
+  let seen = 0;
+  const exited = new Promise<number>((resolve) =>
+    terminal.onExit(({ exitCode }) => resolve(exitCode)),
+  );
+  return {
+    terminal,
+    exited,
+    output: () => output,
+    /** Resolves when `text` appears after everything seen so far. */
+    sees(text: string): Promise<void> {
+      const found = output.indexOf(text, seen);
+      if (found !== -1) {
+        seen = found + text.length;
+        return Promise.resolve();
+      }
+      const from = seen;
+      return new Promise<void>((resolve) =>
+        waiters.push({
+          text,
+          from,
+          resolve: () => {
+            seen = output.indexOf(text, from) + text.length;
+            resolve();
+          },
+        }),
+      );
+    },
+  };
+}
+
+describe.runIf(pty !== null)("on a terminal", () => {
+  it("shows a > prompt, runs a turn per line, exits 130 on Ctrl+C at an empty prompt", async () => {
+    const session = onTerminal([], "quick");
+    await session.sees("> ");
+    session.terminal.write("hello\r");
+    await session.sees("Done: hello");
+    await session.sees("> ");
+    session.terminal.write("\u0003");
+    expect(await session.exited).toBe(130);
+  });
+
+  it("exits 0 on Ctrl+D", async () => {
+    const session = onTerminal([], "quick");
+    await session.sees("> ");
+    session.terminal.write("\u0004");
+    expect(await session.exited).toBe(0);
+  });
+
+  it("cancels a turn on Ctrl+C and asks again", async () => {
+    const session = onTerminal(["--idle-timeout", "1m"], "tool-hang:60000");
+    await session.sees("> ");
+    session.terminal.write("build\r");
+    await session.sees("npm run build");
+    session.terminal.write("\u0003");
+    await session.sees("Cancelled");
+    await session.sees("> ");
+    session.terminal.write("\u0004");
+    expect(await session.exited).toBe(0);
+  });
+
+  it("refuses -p without a prompt on a terminal", async () => {
+    const session = onTerminal(["-p"], "quick");
+    expect(await session.exited).toBe(1);
+    expect(session.output()).toContain("no prompt: give it as an argument or pipe it on stdin");
+  });
+
+  it("runs the agent on a pseudo-terminal with --pty", async () => {
+    const result = await run(["-p", "hi", "--pty"], { scenario: "quick" });
+    expect(result.code).toBe(0);
+    expect(result.stdout.toString()).toContain('"type":"result"');
+    expect(invocations(result)[0]).toMatchObject({ stdinIsTTY: true, prompt: "hi" });
+  });
+});

@@ -1,0 +1,362 @@
+// End to end, print mode (-p): the built executable against the fake agent.
+
+import { createLineFramer } from "@cursor-wrap/events";
+import { realCapture, type Step } from "@cursor-wrap/testkit";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  invocations,
+  killSurvivors,
+  logRecords,
+  run,
+  survivors,
+  wrapperLines,
+} from "./test-harness.js";
+
+const FAST = ["--idle-timeout", "500ms", "--tool-grace", "300ms", "--exit-grace", "300ms"];
+
+afterAll(() => {
+  const left = survivors();
+  killSurvivors();
+  expect(left).toEqual([]);
+});
+
+describe("cursor-wrap -p", () => {
+  it("exits 0 when the agent completes, with the prompt on its stdin (AC1, AC14)", async () => {
+    const result = await run(["-p", "fix", "the", "tests"], { scenario: "normal:50" });
+    expect(result.code).toBe(0);
+    const [invocation] = invocations(result);
+    expect(invocations(result)).toHaveLength(1);
+    expect(invocation).toMatchObject({
+      stdin: "fix the tests",
+      argv: ["--print", "--output-format", "stream-json", "--force"],
+    });
+    expect(result.stdout.toString()).toContain('"type":"result"');
+  });
+
+  it("reads the prompt from stdin to EOF when none is given", async () => {
+    const result = await run(["-p"], { scenario: "quick", input: "line one\nline two\n" });
+    expect(result.code).toBe(0);
+    expect(invocations(result)[0]?.stdin).toBe("line one\nline two");
+  });
+
+  it("is byte-identical to the agent's stream-json (AC8)", async () => {
+    for (const name of [
+      "reifying-cursor-hack--parallel-sleep",
+      "isomorphx-gump--c2-stream-json-edit",
+      "xpadev-net-agentic-automation--sample-log-TAIL-excerpt",
+    ]) {
+      const capture = realCapture(name);
+      const result = await run(["-p", "go"], { scenario: `replay:${capture.path}`, speed: 1000 });
+      expect(result.code, name).toBe(0);
+      expect(result.stdout.equals(capture.bytes), name).toBe(true);
+    }
+  });
+
+  it("forwards bare text, invalid UTF-8, non-objects and CRLF verbatim and logs them", async () => {
+    const garbage = await run(["-p", "x"], { scenario: "garbage" });
+    expect(garbage.code).toBe(0);
+    expect(garbage.stdout.includes(Buffer.from([0xff, 0xfe]))).toBe(true);
+    expect(garbage.stdout.toString("latin1")).toContain("\r\n");
+    const texts = logRecords(garbage).filter(
+      (record) => record.msg === "raw_event" && "raw_text" in record,
+    );
+    expect(texts.map((record) => [record.level, record.reason])).toEqual([
+      [40, "not-json"],
+      [40, "invalid-utf8"],
+      [40, "not-object"],
+      [40, "not-json"],
+    ]);
+    expect(
+      logRecords(garbage).find(
+        (record) => (record.raw as { type?: string })?.type === "brand_new_event",
+      ),
+    ).toBeDefined();
+  });
+
+  it("logs every raw event with recv_ts before forwarding it (AC6)", async () => {
+    const result = await run(["-p", "x"], { scenario: "normal:20" });
+    const stdoutLines = result.stdout.toString().trimEnd().split("\n");
+    const raw = logRecords(result).filter((record) => record.msg === "raw_event");
+    expect(raw).toHaveLength(stdoutLines.length);
+    expect(raw.every((record) => typeof record.recv_ts === "number")).toBe(true);
+    expect(raw.map((record) => JSON.stringify(record.raw))).toEqual(
+      stdoutLines.map((line) => JSON.stringify(JSON.parse(line))),
+    );
+  });
+
+  it("detects an idle hang at the idle timeout, kills the agent, exits 2 with a terminal wrapper line (AC2, AC7)", async () => {
+    const result = await run(["-p", "x", ...FAST], { scenario: "idle-hang" });
+    expect(result.code).toBe(2);
+    const [line] = wrapperLines(result.stdout);
+    const sessionId = invocations(result)[0]!.sessionId;
+    expect(line).toMatchObject({
+      type: "wrapper",
+      subtype: "hang_detected",
+      verdict: "hang",
+      session_id: sessionId,
+      resume: `cursor-wrap --resume ${sessionId}`,
+      partial_result: "",
+    });
+    expect(result.stdout.toString().trimEnd().split("\n").at(-1)).toContain(
+      '"subtype":"hang_detected"',
+    );
+    const records = logRecords(result);
+    const lastRaw = records.filter((record) => record.msg === "raw_event").at(-1)!;
+    const hang = records.find((record) => record.msg === "hang_detected")!;
+    expect(hang.reason).toMatchObject({
+      kind: "idle",
+      openCallCount: 0,
+      lastEventType: "thinking/completed",
+      openCalls: [],
+    });
+    expect((hang.ts as number) - (lastRaw.recv_ts as number)).toBeGreaterThanOrEqual(499);
+    expect(records.find((record) => record.msg === "agent_killed")).toMatchObject({
+      signal: "SIGTERM",
+    });
+  });
+
+  it("detects a tool-timeout hang at declared timeout + grace (AC3)", async () => {
+    const result = await run(["-p", "x", ...FAST], { scenario: "tool-hang:400" });
+    expect(result.code).toBe(2);
+    const records = logRecords(result);
+    const opened = records.find((record) => record.msg === "tool_call_opened")!;
+    const hang = records.find((record) => record.msg === "hang_detected")!;
+    expect(opened).toMatchObject({ kind: "shell", timeout_ms: 400, label: "npm run build" });
+    expect(hang.reason).toMatchObject({
+      kind: "tool",
+      openCallCount: 1,
+      openCalls: [{ id: "call_hang\nfc_1", timeoutMs: 400, limitMs: 700 }],
+    });
+    // Measured from the receive time of the started line (the decision record is written just after).
+    const started = records.find(
+      (record) => (record.raw as { subtype?: string } | undefined)?.subtype === "started",
+    )!;
+    expect((hang.ts as number) - (started.recv_ts as number)).toBeGreaterThanOrEqual(699);
+    expect(wrapperLines(result.stdout)[0]).toMatchObject({
+      subtype: "hang_detected",
+      partial_result: "Running the build.",
+    });
+  });
+
+  it("does not kill a long tool call within its declared timeout (AC4)", async () => {
+    // The tool runs 2 s in silence, far past the 700 ms idle timeout, but inside its declared 5 s.
+    const result = await run(["-p", "x", "--idle-timeout", "700ms", "--tool-grace", "300ms"], {
+      scenario: "long-tool:2000",
+    });
+    expect(result.code).toBe(0);
+    expect(wrapperLines(result.stdout)).toEqual([]);
+  });
+
+  it("does not kill parallel calls when one finishes first (AC5)", async () => {
+    // 2.4 s of silence while two calls run, one finishing after 0.8 s: far past the idle timeout.
+    const result = await run(["-p", "x", "--idle-timeout", "700ms", "--tool-grace", "300ms"], {
+      scenario: "parallel:2400",
+    });
+    expect(result.code).toBe(0);
+  });
+
+  it("uses per-kind defaults for MCP, background shells and await calls: no false hang", async () => {
+    const started = (id: string, key: string, args: Record<string, unknown>): Step => ({
+      type: "line",
+      value: {
+        type: "tool_call",
+        subtype: "started",
+        call_id: id,
+        tool_call: { [key]: { args } },
+        session_id: "s",
+      },
+    });
+    const completed = (id: string, key: string): Step => ({
+      type: "line",
+      value: {
+        type: "tool_call",
+        subtype: "completed",
+        call_id: id,
+        tool_call: { [key]: { args: {}, result: { success: {} } } },
+        session_id: "s",
+      },
+    });
+    const scenario: Step[] = [
+      { type: "line", value: { type: "system", subtype: "init", session_id: "s" } },
+      started("mcp", "mcpToolCall", { providerIdentifier: "github", toolName: "search" }),
+      { type: "sleep", ms: 1500 },
+      completed("mcp", "mcpToolCall"),
+      started("bg", "shellToolCall", { command: "npm run dev", isBackground: true }),
+      completed("bg", "shellToolCall"),
+      started("wait", "awaitToolCall", { taskId: "1", blockUntilMs: 5000 }),
+      { type: "sleep", ms: 1500 },
+      completed("wait", "awaitToolCall"),
+      {
+        type: "line",
+        value: {
+          type: "result",
+          subtype: "success",
+          is_error: false,
+          result: "ok",
+          session_id: "s",
+        },
+      },
+    ];
+    const result = await run(["-p", "x", "--idle-timeout", "700ms", "--tool-grace", "200ms"], {
+      scenario,
+    });
+    expect(result.code).toBe(0);
+    expect(logRecords(result).filter((record) => record.msg === "hang_detected")).toEqual([]);
+  });
+
+  it("kills a lingering agent after the exit grace and still exits 0", async () => {
+    const result = await run(["-p", "x", ...FAST], { scenario: "linger" });
+    expect(result.code).toBe(0);
+    expect(wrapperLines(result.stdout)).toEqual([
+      expect.objectContaining({ subtype: "linger_killed", verdict: "linger" }),
+    ]);
+    const records = logRecords(result);
+    const received = records.find(
+      (record) => (record.raw as { type?: string } | undefined)?.type === "result",
+    )!;
+    const linger = records.find((record) => record.msg === "linger_detected")!;
+    expect((linger.ts as number) - (received.recv_ts as number)).toBeGreaterThanOrEqual(299);
+    expect(records.at(-1)).toMatchObject({
+      msg: "session_end",
+      outcome: "linger",
+      flagged: true,
+      exit_code: 0,
+    });
+  });
+
+  it("stops a turn past its budget with exit 2", async () => {
+    const result = await run(["-p", "x", "--max-turn-duration", "600ms"], {
+      scenario: "slow:5000",
+    });
+    expect(result.code).toBe(2);
+    expect(wrapperLines(result.stdout)[0]).toMatchObject({
+      subtype: "budget_exceeded",
+      verdict: "budget",
+    });
+  });
+
+  it("retries a hang by resuming the session with --prompt-after-hang, then succeeds", async () => {
+    const result = await run(["-p", "x", ...FAST, "--prompt-after-hang", "continue please"], {
+      scenario: ["tool-hang:200", "quick"],
+    });
+    expect(result.code).toBe(0);
+    const [first, second] = invocations(result);
+    expect(second).toMatchObject({ stdin: "continue please", sessionId: first!.sessionId });
+    expect(second!.argv).toEqual([
+      "--print",
+      "--output-format",
+      "stream-json",
+      "--resume",
+      first!.sessionId,
+      "--force",
+    ]);
+    expect(wrapperLines(result.stdout)).toEqual([
+      expect.objectContaining({
+        subtype: "retry",
+        attempt: 1,
+        max_attempts: 3,
+        prompt: "continue please",
+        session_id: first!.sessionId,
+      }),
+    ]);
+    expect(logRecords(result).filter((record) => record.msg === "retry")).toHaveLength(1);
+  });
+
+  it("gives up after --max-hang-retries hangs in a row and exits 2", async () => {
+    const result = await run(
+      ["-p", "x", ...FAST, "--prompt-after-hang", "go on", "--max-hang-retries", "2"],
+      { scenario: "idle-hang" },
+    );
+    expect(result.code).toBe(2);
+    expect(invocations(result)).toHaveLength(3);
+    expect(wrapperLines(result.stdout).map((line) => line.subtype)).toEqual([
+      "retry",
+      "retry",
+      "hang_detected",
+    ]);
+  });
+
+  it("resumes the session given with --resume on the first turn", async () => {
+    const result = await run(["-p", "x", "--resume", "abc-123"], { scenario: "quick" });
+    expect(result.code).toBe(0);
+    expect(invocations(result)[0]?.argv).toEqual([
+      "--print",
+      "--output-format",
+      "stream-json",
+      "--resume",
+      "abc-123",
+      "--force",
+    ]);
+  });
+
+  it("passes everything after -- to cursor-agent unchanged", async () => {
+    const result = await run(
+      [
+        "-p",
+        "x",
+        "--model",
+        "gpt-5",
+        "--workspace",
+        "/tmp",
+        "--no-force",
+        "--",
+        "--stream-partial-output",
+        "-p",
+        "--weird=1",
+      ],
+      {
+        scenario: "quick",
+      },
+    );
+    expect(invocations(result)[0]?.argv).toEqual([
+      "--print",
+      "--output-format",
+      "stream-json",
+      "--model",
+      "gpt-5",
+      "--workspace",
+      "/tmp",
+      "--stream-partial-output",
+      "-p",
+      "--weird=1",
+    ]);
+  });
+
+  it("prints only the result object with --output-format json", async () => {
+    const result = await run(["-p", "x", "--output-format", "json"], { scenario: "normal:10" });
+    const lines = result.stdout.toString().trimEnd().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ type: "result", subtype: "success" });
+    const hang = await run(["-p", "x", "--output-format", "json", ...FAST], {
+      scenario: "idle-hang",
+    });
+    expect(hang.code).toBe(2);
+    expect(JSON.parse(hang.stdout.toString())).toMatchObject({
+      type: "wrapper",
+      subtype: "hang_detected",
+    });
+  });
+
+  it("renders text with --output-format text (AC13)", async () => {
+    const result = await run(["-p", "x", "--output-format", "text"], { scenario: "normal:10" });
+    expect(result.stdout.toString()).toBe(
+      "I'll run the command, then report back.\n\n⏳ `npm test`\n✓ `npm test` (10ms, exit 0)\n\nAll tests pass.\n",
+    );
+  });
+
+  it("forwards a line above the parse cap and logs its length, not its content", async () => {
+    const result = await run(["-p", "x", "--parse-cap", "64KiB"], {
+      scenario: "huge-line:3000000",
+    });
+    expect(result.code).toBe(0);
+    const framer = createLineFramer({ parseCap: Number.MAX_SAFE_INTEGER });
+    const longest = Math.max(...framer.push(result.stdout).map((event) => event.line.length));
+    expect(longest).toBeGreaterThan(3_000_000);
+    const records = logRecords(result);
+    expect(records.find((record) => record.msg === "raw_event_end")).toMatchObject({
+      oversize: true,
+      bytes: longest,
+    });
+    expect(records.find((record) => record.truncated === true)?.raw_head).toHaveLength(4096);
+  });
+});

@@ -1,0 +1,202 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { envName, FLAGS, resolveRunOptions, suggestFlag } from "./options.js";
+
+const resolve = (
+  parsed: Record<string, unknown>,
+  argv: string[],
+  env: NodeJS.ProcessEnv = {},
+  positional: string[] = [],
+) => resolveRunOptions(parsed, argv, env, positional);
+
+describe("resolveRunOptions", () => {
+  it("applies the defaults of the design and SPEC", () => {
+    const options = resolve({}, []);
+    expect(options).toEqual({
+      print: false,
+      outputFormat: "text",
+      resume: undefined,
+      idleTimeoutMs: 60_000,
+      toolGraceMs: 30_000,
+      toolTimeouts: { mcp: 600_000, task: 1_800_000, await: 600_000 },
+      exitGraceMs: 10_000,
+      maxTurnMs: undefined,
+      killGraceMs: 3_000,
+      drainGraceMs: 2_000,
+      promptAfterHang: undefined,
+      maxHangRetries: 3,
+      agentBin: "cursor-agent",
+      model: undefined,
+      workspace: undefined,
+      force: true,
+      pty: false,
+      stderrMode: "errors",
+      logDir: join(homedir(), ".cursor-wrap", "logs"),
+      logLevel: "warn",
+      logRetentionMs: 604_800_000,
+      redact: true,
+      parseCap: 16 * 1024 * 1024,
+      passthrough: [],
+      prompt: undefined,
+    });
+  });
+
+  it("switches output and console defaults with -p", () => {
+    expect(resolve({ print: true, p: true }, ["-p"])).toMatchObject({
+      print: true,
+      outputFormat: "stream-json",
+      logLevel: "info",
+    });
+  });
+
+  it("reads every flag given on the command line", () => {
+    const argv = [
+      "--idle-timeout",
+      "2m",
+      "--tool-timeout",
+      "mcp=20m",
+      "--max-turn-duration",
+      "1h",
+      "--no-force",
+      "--no-redact",
+      "--pty",
+      "--parse-cap",
+      "1MiB",
+    ];
+    const options = resolve(
+      {
+        idleTimeout: "2m",
+        toolTimeout: "mcp=20m",
+        maxTurnDuration: "1h",
+        force: false,
+        redact: false,
+        pty: true,
+        parseCap: "1MiB",
+        "--": ["--x"],
+      },
+      argv,
+      {},
+      ["fix", "it"],
+    );
+    expect(options).toMatchObject({
+      idleTimeoutMs: 120_000,
+      toolTimeouts: { mcp: 1_200_000, task: 1_800_000 },
+      maxTurnMs: 3_600_000,
+      force: false,
+      redact: false,
+      pty: true,
+      parseCap: 1_048_576,
+      passthrough: ["--x"],
+      prompt: "fix it",
+    });
+  });
+
+  it("falls back to CURSOR_WRAP_* variables, with flags winning", () => {
+    const env = {
+      CURSOR_WRAP_IDLE_TIMEOUT: "90s",
+      CURSOR_WRAP_TOOL_GRACE: "1m",
+      CURSOR_WRAP_PTY: "true",
+      CURSOR_WRAP_NO_REDACT: "1",
+      CURSOR_WRAP_FORCE: "false",
+      CURSOR_WRAP_LOG_DIR: "/var/log/cw",
+      CURSOR_WRAP_STDERR: "all",
+    };
+    const options = resolve({ toolGrace: "5s" }, ["--tool-grace", "5s"], env);
+    expect(options).toMatchObject({
+      idleTimeoutMs: 90_000,
+      toolGraceMs: 5_000,
+      pty: true,
+      redact: false,
+      force: false,
+      logDir: "/var/log/cw",
+      stderrMode: "all",
+    });
+  });
+
+  it("takes the last of repeated flags", () => {
+    expect(resolve({ logDir: ["/a", "/b"] }, ["--log-dir", "/a", "--log-dir", "/b"]).logDir).toBe(
+      "/b",
+    );
+  });
+
+  it("does not mistake flags after -- for its own", () => {
+    expect(
+      resolve({ "--": ["--idle-timeout", "1s"] }, ["--", "--idle-timeout", "1s"]).idleTimeoutMs,
+    ).toBe(60_000);
+  });
+
+  it("refuses bad values with a message naming the flag or variable", () => {
+    expect(() => resolve({ stderr: "some" }, ["--stderr", "some"])).toThrow(
+      '--stderr must be one of all, errors, none, not "some"',
+    );
+    expect(() => resolve({ outputFormat: "yaml" }, ["--output-format", "yaml"])).toThrow(
+      /--output-format must be one of/,
+    );
+    expect(() => resolve({}, [], { CURSOR_WRAP_IDLE_TIMEOUT: "soon" })).toThrow(
+      /CURSOR_WRAP_IDLE_TIMEOUT takes a duration/,
+    );
+    expect(() => resolve({}, [], { CURSOR_WRAP_PTY: "maybe" })).toThrow(
+      'CURSOR_WRAP_PTY must be true or false, not "maybe"',
+    );
+    expect(() => resolve({ maxHangRetries: "-1" }, ["--max-hang-retries", "-1"])).toThrow(
+      /--max-hang-retries takes a whole number/,
+    );
+    expect(() => resolve({ idleTimeout: "0" }, ["--idle-timeout", "0"])).toThrow(
+      /--idle-timeout must be longer than 0/,
+    );
+    expect(() => resolve({ resume: true }, ["--resume"])).toThrow("--resume needs a value");
+  });
+
+  it("turns the budget off with 0 or off", () => {
+    expect(
+      resolve({ maxTurnDuration: "0" }, ["--max-turn-duration", "0"]).maxTurnMs,
+    ).toBeUndefined();
+    expect(
+      resolve({ maxTurnDuration: "off" }, ["--max-turn-duration", "off"]).maxTurnMs,
+    ).toBeUndefined();
+  });
+});
+
+describe("the flag table", () => {
+  it("has every flag of R-CLI1 and the design seed, each with a variable", () => {
+    const names = FLAGS.map((flag) => flag.name);
+    for (const name of [
+      "print",
+      "output-format",
+      "idle-timeout",
+      "tool-grace",
+      "tick-interval",
+      "log-dir",
+      "log-level",
+      "agent-bin",
+      "model",
+      "workspace",
+      "force",
+      "resume",
+      "prompt-after-hang",
+      "max-hang-retries",
+      "exit-grace",
+      "kill-grace",
+      "max-turn-duration",
+      "tool-timeout",
+      "pty",
+      "stderr",
+      "redact",
+      "log-retention",
+      "parse-cap",
+    ]) {
+      expect(names).toContain(name);
+    }
+    expect(envName("max-turn-duration")).toBe("CURSOR_WRAP_MAX_TURN_DURATION");
+  });
+});
+
+describe("suggestFlag", () => {
+  it("suggests the closest known flag, and nothing for far-off names", () => {
+    const known = FLAGS.map((flag) => flag.name);
+    expect(suggestFlag("--idel-timeout", known)).toBe("idle-timeout");
+    expect(suggestFlag("--agentbin", known)).toBe("agent-bin");
+    expect(suggestFlag("--completely-different", known)).toBeUndefined();
+  });
+});

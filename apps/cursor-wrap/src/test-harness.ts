@@ -1,0 +1,187 @@
+// Runs the built cursor-wrap executable against the fake agent, for the end-to-end tests.
+
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  type FakeAgentOptions,
+  fakeAgentBin,
+  fakeAgentEnv,
+  type Invocation,
+  isAlive,
+  readInvocations,
+  readPids,
+} from "@cursor-wrap/testkit";
+
+/** The built executable, as users run it. */
+export const CLI = fileURLToPath(new URL("../bin/cursor-wrap.js", import.meta.url));
+
+/** Every directory a test run used, for the orphan check at the end of the suite. */
+const runDirs: string[] = [];
+
+export interface WrapOptions {
+  scenario?: FakeAgentOptions["scenario"];
+  /** Written to stdin, which is then closed; `null` leaves stdin open. Default: closed empty. */
+  input?: string | null;
+  env?: Record<string, string>;
+  /** Default flags are added unless false: --agent-bin, --log-dir, short kill/drain graces. */
+  defaults?: boolean;
+  speed?: number;
+}
+
+export interface WrapRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+  stderr: string;
+  dir: string;
+  logDir: string;
+  /** Wall time from spawn to exit, ms. */
+  elapsedMs: number;
+}
+
+export interface Wrapped {
+  child: ChildProcessWithoutNullStreams;
+  dir: string;
+  logDir: string;
+  /** Resolves once stdout contains `text`. */
+  stdoutHas(text: string): Promise<void>;
+  done: Promise<WrapRun>;
+}
+
+/** Start cursor-wrap with the fake agent. */
+export function wrap(args: string[], options: WrapOptions = {}): Wrapped {
+  const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-e2e-"));
+  runDirs.push(dir);
+  const logDir = join(dir, "logs");
+  const defaults =
+    options.defaults === false
+      ? []
+      : [
+          "--agent-bin",
+          fakeAgentBin,
+          "--log-dir",
+          logDir,
+          "--kill-grace",
+          "300ms",
+          "--drain-grace",
+          "300ms",
+        ];
+  const command = args[0];
+  const finalArgs =
+    command === "logs" || command === "replay" || command === "demo"
+      ? args
+      : [...defaults, ...args];
+  const started = performance.now();
+  const child = spawn(process.execPath, [CLI, ...finalArgs], {
+    env: {
+      ...process.env,
+      NO_COLOR: "1",
+      ...fakeAgentEnv({
+        scenario: options.scenario,
+        record: join(dir, "invocations.jsonl"),
+        pidFile: join(dir, "pids"),
+        descendantTtlMs: 30_000,
+        ...(options.speed === undefined ? {} : { speed: options.speed }),
+      }),
+      ...options.env,
+    },
+  });
+  const stdout: Buffer[] = [];
+  let stderr = "";
+  const waiters: Array<{ text: string; resolve: () => void }> = [];
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout.push(chunk);
+    const text = Buffer.concat(stdout).toString("utf8");
+    for (const waiter of waiters.splice(0)) {
+      if (text.includes(waiter.text)) waiter.resolve();
+      else waiters.push(waiter);
+    }
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  child.stdin.on("error", () => {});
+  if (options.input !== null) child.stdin.end(options.input ?? "");
+  const done = new Promise<WrapRun>((resolve) => {
+    child.on("close", (code, signal) =>
+      resolve({
+        code,
+        signal,
+        stdout: Buffer.concat(stdout),
+        stderr,
+        dir,
+        logDir,
+        elapsedMs: performance.now() - started,
+      }),
+    );
+  });
+  return {
+    child,
+    dir,
+    logDir,
+    done,
+    stdoutHas(text) {
+      if (Buffer.concat(stdout).toString("utf8").includes(text)) return Promise.resolve();
+      return new Promise((resolve) => waiters.push({ text, resolve }));
+    },
+  };
+}
+
+/** Run cursor-wrap to the end. */
+export function run(args: string[], options: WrapOptions = {}): Promise<WrapRun> {
+  return wrap(args, options).done;
+}
+
+/** The agent invocations of a run, in order. */
+export function invocations(run: { dir: string }): Invocation[] {
+  return readInvocations(join(run.dir, "invocations.jsonl"));
+}
+
+/** The log files of a run. */
+export function logFiles(run: { logDir: string }): string[] {
+  try {
+    return readdirSync(run.logDir).map((name) => join(run.logDir, name));
+  } catch {
+    return [];
+  }
+}
+
+/** The records of a run's (only) log file. */
+export function logRecords(run: { logDir: string }): Array<Record<string, unknown>> {
+  const [file] = logFiles(run);
+  if (!file) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** The processes every run started (agents and their descendants) that are still alive. */
+export function survivors(): number[] {
+  const pids = runDirs.flatMap((dir) => [
+    ...readInvocations(join(dir, "invocations.jsonl")).map((invocation) => invocation.pid),
+    ...readPids(join(dir, "pids")),
+  ]);
+  return pids.filter(isAlive);
+}
+
+/** Kill whatever runs left behind (after the check). */
+export function killSurvivors(): void {
+  for (const pid of survivors()) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {}
+  }
+}
+
+/** The wrapper lines cursor-wrap added to a stream-json output. */
+export function wrapperLines(stdout: Buffer): Array<Record<string, unknown>> {
+  return stdout
+    .toString("utf8")
+    .split("\n")
+    .filter((line) => line.startsWith('{"type":"wrapper"'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
