@@ -13,7 +13,6 @@ import {
   run,
   survivors,
   wrap,
-  wrapperLines,
 } from "./test-harness.js";
 
 const FAST = ["--idle-timeout", "500ms", "--tool-grace", "300ms", "--exit-grace", "300ms"];

@@ -169,16 +169,13 @@ export async function runCommand(options: RunOptions, io: RunIo): Promise<number
     },
   };
 
-  let reader: PromptReader | undefined;
+  const reader: PromptReader | undefined = options.print
+    ? undefined
+    : createPromptReader(io.stdin, io.stderr);
   try {
-    const result = options.print
-      ? await runPrintSession(context, hooks, prompt!)
-      : await runInteractiveSession(
-          context,
-          hooks,
-          (reader = createPromptReader(io.stdin, io.stderr)),
-          prompt,
-        );
+    const result = reader
+      ? await runInteractiveSession(context, hooks, reader, prompt)
+      : await runPrintSession(context, hooks, prompt!);
     log.close({
       outcome: stopping?.kind === "shutdown" ? `signal ${stopping.signal}` : result.outcome,
       flagged: result.flagged,

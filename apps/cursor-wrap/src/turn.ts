@@ -158,7 +158,10 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
   const rearm = (): void => {
     if (verdict || paused) return;
     const deadline = monitor.nextDeadline();
-    if (deadline === undefined) return disarm();
+    if (deadline === undefined) {
+      disarm();
+      return;
+    }
     if (timer && deadline >= armedFor) return;
     disarm();
     armedFor = deadline;
@@ -180,7 +183,10 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
       );
       formatter.notice(check.warning.message);
     }
-    if (check.verdict === "ok" || check.verdict === "waiting") return rearm();
+    if (check.verdict === "ok" || check.verdict === "waiting") {
+      rearm();
+      return;
+    }
     verdict = { verdict: check.verdict, reason: check.reason };
     const record = VERDICT_RECORDS[check.verdict];
     log.decision(
