@@ -1,6 +1,6 @@
 import type { MonitorSignal } from "@cursor-wrap/monitor";
 import { eventTypeOf } from "./parse-line.js";
-import { toolCallInfo } from "./tool-call.js";
+import { toolCallInfo, toolCallParts } from "./tool-call.js";
 import type { AgentEvent } from "./types.js";
 import { arrayAt, booleanAt, isObject, numberAt, objectAt, stringAt } from "./values.js";
 
@@ -154,23 +154,25 @@ export function toMonitorSignal(event: AgentEvent): MonitorSignal {
         : { type: "activity", eventType };
     }
     case "tool_call": {
+      if (event.subtype !== "started") {
+        // Only the call id matters here: skip describing the arguments.
+        const callId = toolCallParts(event)?.callId;
+        return callId !== undefined && TOOL_END_SUBTYPES.has(event.subtype ?? "")
+          ? { type: "toolEnd", id: callId, eventType }
+          : { type: "activity", eventType };
+      }
       const info = toolCallInfo(event);
       if (!info) return { type: "activity", eventType };
-      if (event.subtype === "started") {
-        const signal: MonitorSignal = {
-          type: "toolStart",
-          id: info.callId,
-          kind: info.kind,
-          label: info.label,
-          eventType,
-        };
-        if (info.timeoutMs !== undefined) signal.timeoutMs = info.timeoutMs;
-        if (info.background) signal.background = true;
-        return signal;
-      }
-      return TOOL_END_SUBTYPES.has(event.subtype ?? "")
-        ? { type: "toolEnd", id: info.callId, eventType }
-        : { type: "activity", eventType };
+      const signal: MonitorSignal = {
+        type: "toolStart",
+        id: info.callId,
+        kind: info.kind,
+        label: info.label,
+        eventType,
+      };
+      if (info.timeoutMs !== undefined) signal.timeoutMs = info.timeoutMs;
+      if (info.background) signal.background = true;
+      return signal;
     }
     case "result":
       return { type: "done", eventType };

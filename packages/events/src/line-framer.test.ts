@@ -97,7 +97,7 @@ describe("createLineFramer", () => {
           expect(Buffer.concat(split.map((event) => event.raw)).equals(bytes)).toBe(true);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
     );
   });
 
@@ -154,6 +154,22 @@ describe("createLineFramer", () => {
     });
   });
 
+  it("gives an oversize line the same first 4 KiB however it was chunked", () => {
+    const line = Buffer.from(`{"type":"tool_call","pad":"${"y".repeat(10_000)}"}\n`);
+    for (const size of [3, 100, 5000, line.length]) {
+      const framer = createLineFramer({ parseCap: 4100 });
+      const events: AgentEvent[] = [];
+      for (let at = 0; at < line.length; at += size) {
+        events.push(...framer.push(line.subarray(at, at + size), AT));
+      }
+      const [first] = events;
+      expect(first).toMatchObject({ kind: "oversize", first: true });
+      expect(first!.raw.length).toBeGreaterThanOrEqual(4096);
+      expect(line.subarray(0, 4096).equals(first!.raw.subarray(0, 4096))).toBe(true);
+      expect(Buffer.concat(events.map((event) => event.raw)).equals(line)).toBe(true);
+    }
+  });
+
   it("ends an oversize line that has no newline at the end of input", () => {
     const framer = createLineFramer({ parseCap: 4 });
     expect(framer.push(Buffer.from("abcdefgh"), AT)).toMatchObject([
@@ -190,7 +206,8 @@ describe("createLineFramer", () => {
     expect(framer.end(AT)).toEqual([]);
     expect(outputHash.digest("hex")).toBe(inputHash.digest("hex"));
     expect(finalPiece).toMatchObject({ final: true, totalBytes: size + 30 });
-    expect(largestPiece).toBeLessThanOrEqual(DEFAULT_PARSE_CAP + chunkSize);
+    // Pieces are the chunks as they came (never the pending bytes joined into one buffer).
+    expect(largestPiece).toBeLessThanOrEqual(chunkSize + 4096);
     expect(pieces).toBeGreaterThan(size / chunkSize / 2);
   });
 

@@ -23,6 +23,8 @@ export interface LineFramer {
 }
 
 const NEWLINE = 0x0a;
+/** Bytes at least in the first piece of an oversize line. */
+const HEAD_BYTES = 4096;
 
 /**
  * Create a line framer: split on `\n` only, strip one trailing `\r`, keep each line's exact
@@ -58,6 +60,35 @@ export function createLineFramer(options: LineFramerOptions = {}): LineFramer {
     };
   };
 
+  /**
+   * A line just went over the cap: hand its bytes so far out as oversize pieces, as they are
+   * (no copy), so the framer never holds more than the cap of one line.
+   */
+  const spillPending = (
+    tail: Buffer,
+    eol: LineEnding,
+    final: boolean,
+    recvAt: Instant,
+    events: AgentEvent[],
+  ): void => {
+    const pieces = [...pending, tail];
+    pending = [];
+    pendingLength = 0;
+    // The first piece carries at least HEAD_BYTES (a small copy) when that much has arrived,
+    // as it has with any cap of that size or more: whoever logs a line by its head sees the
+    // same head however the line was chunked.
+    let headCount = 1;
+    let headBytes = pieces[0]!.length;
+    while (headBytes < HEAD_BYTES && headCount < pieces.length)
+      headBytes += pieces[headCount++]!.length;
+    if (headCount > 1)
+      pieces.splice(0, headCount, Buffer.concat(pieces.slice(0, headCount), headBytes));
+    for (const [index, bytes] of pieces.entries()) {
+      const last = index === pieces.length - 1;
+      events.push(piece(bytes, last ? eol : "", last && final, recvAt));
+    }
+  };
+
   const takePending = (tail: Buffer): Buffer => {
     const joined = pending.length === 0 ? tail : Buffer.concat([...pending, tail]);
     pending = [];
@@ -76,7 +107,7 @@ export function createLineFramer(options: LineFramerOptions = {}): LineFramer {
           if (oversizeOffset !== undefined) {
             events.push(piece(rest, "", false, recvAt));
           } else if (pendingLength + rest.length > parseCap) {
-            events.push(piece(takePending(rest), "", false, recvAt));
+            spillPending(rest, "", false, recvAt, events);
           } else {
             pending.push(rest);
             pendingLength += rest.length;
@@ -89,13 +120,13 @@ export function createLineFramer(options: LineFramerOptions = {}): LineFramer {
           events.push(piece(segment, "\n", true, recvAt));
           continue;
         }
+        if (pendingLength + segment.length - 1 > parseCap) {
+          spillPending(segment, "\n", true, recvAt, events);
+          continue;
+        }
         const raw = takePending(segment);
         const { line, eol } = splitTerminator(raw);
-        events.push(
-          line.length > parseCap
-            ? piece(raw, eol === "\r\n" ? "\n" : eol, true, recvAt)
-            : classifyLine(raw, line, eol, recvAt),
-        );
+        events.push(classifyLine(raw, line, eol, recvAt));
       }
       return events;
     },
@@ -103,13 +134,10 @@ export function createLineFramer(options: LineFramerOptions = {}): LineFramer {
     end(recvAt = instant()) {
       if (oversizeOffset !== undefined) return [piece(Buffer.alloc(0), "", true, recvAt)];
       if (pendingLength === 0) return [];
+      // Pending bytes never exceed the cap: a longer line has already been spilled as pieces.
       const raw = takePending(Buffer.alloc(0));
       const { line, eol } = splitTerminator(raw);
-      return [
-        line.length > parseCap
-          ? piece(raw, "", true, recvAt)
-          : classifyLine(raw, line, eol, recvAt),
-      ];
+      return [classifyLine(raw, line, eol, recvAt)];
     },
   };
 }

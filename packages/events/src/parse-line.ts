@@ -1,4 +1,4 @@
-import { isUtf8 } from "node:buffer";
+import { isAscii, isUtf8 } from "node:buffer";
 import type { AgentEvent, Instant, JsonEvent, LineEnding, TextLine } from "./types.js";
 
 /** The current time as an {@link Instant}. */
@@ -34,8 +34,11 @@ export function classifyLine(
     return textLine(raw, line, eol, recvAt, "not-json");
   }
   // A JSON text is UTF-8 by definition; invalid bytes could not be logged verbatim either.
-  if (!isUtf8(line)) return textLine(raw, line, eol, recvAt, "invalid-utf8");
-  const text = line.toString("utf8");
+  // Plain ASCII (most lines) decodes as latin1: a copy, and a faster string for JSON.parse.
+  let text: string;
+  if (isAscii(line)) text = line.toString("latin1");
+  else if (isUtf8(line)) text = line.toString("utf8");
+  else return textLine(raw, line, eol, recvAt, "invalid-utf8");
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -52,6 +55,7 @@ export function classifyLine(
     line,
     eol,
     recvAt,
+    text,
     type: typeof data.type === "string" ? data.type : undefined,
     subtype: typeof data.subtype === "string" ? data.subtype : undefined,
     data,

@@ -522,7 +522,7 @@ describe("extractors on unexpected shapes", () => {
           }).not.toThrow();
         },
       ),
-      { numRuns: 500 },
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 500) },
     );
   });
 });

@@ -84,7 +84,8 @@ interface ToolCallParts {
   callId: string;
 }
 
-function toolCallParts(event: AgentEvent): ToolCallParts | undefined {
+/** The pieces of a `tool_call` event every extractor starts from (internal to the package). */
+export function toolCallParts(event: AgentEvent): ToolCallParts | undefined {
   if (event.kind !== "json" || event.type !== "tool_call") return undefined;
   const data = event.data;
   const toolCall = objectAt(data, "tool_call");

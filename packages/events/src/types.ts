@@ -30,6 +30,8 @@ export interface JsonEvent extends LineBase {
   subtype: string | undefined;
   /** The parsed object, exactly as `JSON.parse` returned it. */
   data: JsonObject;
+  /** The line decoded as text (what was parsed). */
+  text: string;
 }
 
 /** Why a line is not an event. */
