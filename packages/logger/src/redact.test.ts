@@ -49,7 +49,7 @@ describe("redact", () => {
         const record = JSON.stringify({ value, text: withSecret });
         expect(() => JSON.parse(redact(record))).not.toThrow();
       }),
-      { numRuns: 300 },
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
     );
   });
 

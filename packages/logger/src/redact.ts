@@ -20,30 +20,21 @@ const PATTERNS: Array<[RegExp, string]> = [
   [new RegExp(`${START}xox[abposr]-[A-Za-z0-9-]{10,}`, "g"), REPLACEMENT],
 ];
 
-// Literal fragments every secret contains: a line without any of them needs no regex at all.
-const NEEDLES = [
-  "sk-",
-  "ghp_",
-  "gho_",
-  "ghu_",
-  "ghs_",
-  "ghr_",
-  "github_pat_",
-  "AKIA",
-  "xox",
-  "Bearer",
-  "PRIVATE KEY",
-  "CURSOR_API_KEY",
-].map((needle) => Buffer.from(needle));
+// Literal fragments every secret contains. One regex over the bytes read as latin1 (a plain
+// copy, ASCII needles match byte for byte) is about twice as fast as a search per fragment.
+const FRAGMENTS = /sk-|gh[pousr]_|github_pat_|AKIA|xox[abposr]-|Bearer|PRIVATE KEY|CURSOR_API_KEY/;
 
-/** Whether `bytes` may contain a secret (cheap pre-check before {@link redact}). */
-export function mayContainSecret(bytes: Buffer): boolean {
-  for (const needle of NEEDLES) if (bytes.indexOf(needle) !== -1) return true;
-  return false;
+/** Whether `input` may contain a secret (cheap pre-check before {@link redact}). */
+export function mayContainSecret(input: Buffer | string): boolean {
+  return FRAGMENTS.test(typeof input === "string" ? input : input.toString("latin1"));
 }
 
-/** Replace API keys, tokens and private keys in `text` with `[REDACTED]`. */
+/**
+ * Replace API keys, tokens and private keys in `text` with `[REDACTED]`. Text without any
+ * secret-like fragment (nearly all of it) costs one search and comes back as it was.
+ */
 export function redact(text: string): string {
+  if (!FRAGMENTS.test(text)) return text;
   let result = text;
   for (const [pattern, replacement] of PATTERNS) result = result.replace(pattern, replacement);
   return result;

@@ -20,6 +20,8 @@ vi.mock("node:fs", async (importOriginal) => {
     writeSync: vi.fn(actual.writeSync),
     writevSync: vi.fn(actual.writevSync),
     fsyncSync: vi.fn(actual.fsyncSync),
+    fsync: vi.fn(actual.fsync),
+    closeSync: vi.fn(actual.closeSync),
   };
 });
 
@@ -186,6 +188,78 @@ describe("openSessionLog", () => {
       flagged: true,
       incomplete: false,
     });
+  });
+
+  it("writes a chunk of raw lines with one writev, every record whole", () => {
+    const log = open();
+    vi.clearAllMocks();
+    const events = createLineFramer().push(
+      Buffer.from('{"type":"a"}\n{"type":"b"}\nT: text\n{"type":"c"}\n'),
+    );
+    log.rawAll(events);
+    expect(vi.mocked(fs.writevSync)).toHaveBeenCalledTimes(1);
+    expect(vi.mocked(fs.writeSync)).not.toHaveBeenCalled();
+    log.close({ outcome: "completed", flagged: false });
+    const raw = records(log.path).filter((record) => record.msg === "raw_event");
+    expect(
+      raw.map((record) => (record.raw as { type?: string } | undefined)?.type ?? record.raw_text),
+    ).toEqual(["a", "b", "T: text", "c"]);
+  });
+
+  it("fsyncs routine decisions together within 50 ms off the event loop, and urgent ones at once", () => {
+    vi.useFakeTimers();
+    try {
+      const log = open();
+      vi.clearAllMocks();
+      log.decision("tool_call_opened", { call_id: "1" }, "debug", { sync: "soon" });
+      log.decision("tool_call_closed", { call_id: "1" }, "debug", { sync: "soon" });
+      expect(vi.mocked(fs.fsync)).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(50);
+      expect(vi.mocked(fs.fsync)).toHaveBeenCalledTimes(1); // one, in the thread pool
+      expect(vi.mocked(fs.fsyncSync)).not.toHaveBeenCalled();
+      log.decision("hang_detected", {}, "error");
+      expect(vi.mocked(fs.fsyncSync)).toHaveBeenCalledTimes(1); // urgent: at once, blocking
+      log.close({ outcome: "hang", flagged: true });
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("flushes every 8 MiB of raw output in the background", () => {
+    vi.useFakeTimers();
+    try {
+      const log = open();
+      vi.clearAllMocks();
+      const line = parseLine(`{"type":"tool_call","pad":"${"z".repeat(1024 * 1024)}"}`);
+      for (let count = 0; count < 7; count += 1) log.raw(line);
+      vi.advanceTimersByTime(100);
+      expect(vi.mocked(fs.fsync)).not.toHaveBeenCalled(); // 7 MiB so far
+      log.raw(line);
+      vi.advanceTimersByTime(100);
+      expect(vi.mocked(fs.fsync)).toHaveBeenCalledTimes(1);
+      expect(vi.mocked(fs.fsyncSync)).not.toHaveBeenCalled();
+      log.close({ outcome: "completed", flagged: false });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("closes the file only once a background fsync in flight has finished", async () => {
+    vi.useFakeTimers();
+    try {
+      const log = open();
+      log.decision("tool_call_opened", { call_id: "1" }, "debug", { sync: "soon" });
+      vi.advanceTimersByTime(50);
+      expect(vi.mocked(fs.fsync)).toHaveBeenCalledTimes(1);
+      const fd = vi.mocked(fs.fsync).mock.calls[0]![0];
+      log.close({ outcome: "completed", flagged: false });
+      expect(vi.mocked(fs.closeSync)).not.toHaveBeenCalledWith(fd);
+      await vi.waitFor(() => expect(vi.mocked(fs.closeSync)).toHaveBeenCalledWith(fd));
+      expect(records(log.path).at(-1)?.msg).toBe("session_end");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("flags the file of a session that ended in a hang", () => {

@@ -1,5 +1,6 @@
 import {
   closeSync,
+  fsync,
   fsyncSync,
   ftruncateSync,
   mkdirSync,
@@ -58,10 +59,20 @@ export interface SessionLog {
   readonly incomplete: boolean;
   /** Log a line of agent output verbatim (R-LOG2): before it is forwarded. */
   raw(event: AgentEvent): void;
+  /** Log several lines (one chunk of output) with one write(2): each record stays whole. */
+  rawAll(events: readonly AgentEvent[]): void;
   /** Log a line of agent stderr: JSON lines at debug, anything else at warn (R-SUP4). */
   stderr(line: Buffer): void;
-  /** A wrapper decision (R-LOG3): written, then fsynced. */
-  decision(message: string, fields?: Fields, level?: "debug" | "info" | "warn" | "error"): void;
+  /**
+   * A wrapper decision (R-LOG3): written, then fsynced, at once or (`sync: "soon"`, for
+   * routine records such as tool calls opening and closing) within 50 ms together with others.
+   */
+  decision(
+    message: string,
+    fields?: Fields,
+    level?: "debug" | "info" | "warn" | "error",
+    options?: { sync?: "now" | "soon" },
+  ): void;
   debug(fields: Fields, message: string): void;
   info(fields: Fields, message: string): void;
   warn(fields: Fields, message: string): void;
@@ -76,7 +87,9 @@ export interface SessionLog {
 
 const DAY = 86_400_000;
 const RAW_HEAD_BYTES = 4_096;
-const NEWLINE = Buffer.from("}\n");
+const RECORD_END = Buffer.from("}\n");
+const SYNC_SOON_MS = 50;
+const BACKGROUND_SYNC_BYTES = 8 * 1024 * 1024;
 
 function ensureDirectory(dir: string): void {
   try {
@@ -161,34 +174,60 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     });
   };
 
-  /** Write one record with one write(2); never throws. */
-  const writeRecord = (parts: Buffer[] | string): void => {
-    if (closed) return;
+  /**
+   * Write whole records with one write(2) (writev for several parts); never throws. After a
+   * failure the file is cut back to the last whole record.
+   */
+  const writeRecords = (parts: Buffer[]): void => {
+    if (closed || parts.length === 0) return;
     try {
-      if (typeof parts === "string") {
-        const bytes = Buffer.from(parts, "utf8");
-        const written = writeSync(fd, bytes);
-        if (written !== bytes.length)
-          throw Object.assign(new Error("short write"), { code: "ENOSPC" });
-        size += written;
-      } else {
-        const total = parts.reduce((sum, part) => sum + part.length, 0);
-        const written = writevSync(fd, parts);
-        if (written !== total) throw Object.assign(new Error("short write"), { code: "ENOSPC" });
-        size += written;
-      }
+      let total = 0;
+      for (const part of parts) total += part.length;
+      const written = parts.length === 1 ? writeSync(fd, parts[0]!) : writevSync(fd, parts);
+      if (written !== total) throw Object.assign(new Error("short write"), { code: "ENOSPC" });
+      size += written;
+      // Flush heavy output to disk as it goes, off the event loop, so the fsync at the end
+      // (and the ones of decisions) only has the last few megabytes left to write.
+      unsynced += written;
+      if (unsynced >= BACKGROUND_SYNC_BYTES) syncSoon();
     } catch (error) {
       writeFailed(error);
     }
   };
+  const writeRecord = (record: string): void => writeRecords([Buffer.from(record, "utf8")]);
 
+  let syncTimer: ReturnType<typeof setTimeout> | undefined;
+  let syncing = false;
+  let unsynced = 0;
+  let closeWhenSynced = false;
   const sync = (): void => {
     if (!shouldFsync || closed) return;
+    if (syncTimer) clearTimeout(syncTimer);
+    syncTimer = undefined;
+    unsynced = 0;
     try {
       fsyncSync(fd);
     } catch (error) {
       writeFailed(error);
     }
+  };
+  // Routine decisions (a tool call opened or closed) share one fsync at most SYNC_SOON_MS later,
+  // run off the event loop: thousands of tool calls must not cost thousands of blocking fsyncs,
+  // each flushing everything streamed since the last one. write(2) has already made the records
+  // safe from a crash of the wrapper; the fsync is about a crash of the machine.
+  const syncSoon = (): void => {
+    if (!shouldFsync || closed || syncTimer || syncing) return;
+    syncTimer = setTimeout(() => {
+      syncTimer = undefined;
+      if (closed) return;
+      syncing = true;
+      unsynced = 0;
+      fsync(fd, () => {
+        syncing = false;
+        if (closeWhenSynced) closeSync(fd);
+      });
+    }, SYNC_SOON_MS);
+    syncTimer.unref?.();
   };
 
   // pino serialises every record except raw lines; this destination writes them to the file
@@ -217,15 +256,53 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
   const rawPrefix = (level: number, recvTs: number, message = "raw_event"): string =>
     `{"level":${level},"time":${now()},"msg":"${message}","recv_ts":${recvTs}`;
 
-  const writeRaw = (prefix: string, bytes: Buffer): void => {
-    if (shouldRedact && mayContainSecret(bytes)) {
-      writeRecord(redact(`${prefix}${bytes.toString("utf8")}}\n`));
-    } else {
-      writeRecord([Buffer.from(prefix, "utf8"), bytes, NEWLINE]);
+  const eolField = (eol: string): string => (eol === "\n" ? "" : `,"eol":${JSON.stringify(eol)}`);
+
+  const text = (record: string): Buffer =>
+    Buffer.from(shouldRedact ? redact(record) : record, "utf8");
+
+  /** The bytes of the raw record(s) for one event: the line itself is embedded, not copied. */
+  const rawParts = (event: AgentEvent): Buffer[] => {
+    const recvTs = event.recvAt.epoch;
+    switch (event.kind) {
+      case "json": {
+        const prefix = `${rawPrefix(LEVELS.debug, recvTs)}${eolField(event.eol)},"raw":`;
+        // The line was already decoded to be parsed: search that text, not the bytes again.
+        if (shouldRedact && mayContainSecret(event.text)) {
+          return [Buffer.from(redact(`${prefix}${event.text}}\n`), "utf8")];
+        }
+        return [Buffer.from(prefix, "latin1"), event.line, RECORD_END];
+      }
+      case "text": {
+        const base64 =
+          event.reason === "invalid-utf8" ? `,"raw_base64":"${event.line.toString("base64")}"` : "";
+        return [
+          text(
+            `${rawPrefix(LEVELS.warn, recvTs)}${eolField(event.eol)},"reason":"${event.reason}"${base64},"raw_text":${JSON.stringify(event.text)}}\n`,
+          ),
+        ];
+      }
+      case "oversize": {
+        const parts: Buffer[] = [];
+        if (event.first) {
+          const head = JSON.stringify(event.line.subarray(0, RAW_HEAD_BYTES).toString("utf8"));
+          parts.push(
+            text(
+              `${rawPrefix(LEVELS.warn, recvTs)},"oversize":true,"truncated":true,"raw_head":${head}}\n`,
+            ),
+          );
+        }
+        if (event.final) {
+          parts.push(
+            text(
+              `${rawPrefix(LEVELS.warn, recvTs, "raw_event_end")},"oversize":true,"bytes":${event.totalBytes}}\n`,
+            ),
+          );
+        }
+        return parts;
+      }
     }
   };
-
-  const eolField = (eol: string): string => (eol === "\n" ? "" : `,"eol":${JSON.stringify(eol)}`);
 
   const log: SessionLog = {
     get path() {
@@ -236,34 +313,13 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     },
 
     raw(event) {
-      const recvTs = event.recvAt.epoch;
-      switch (event.kind) {
-        case "json":
-          writeRaw(`${rawPrefix(LEVELS.debug, recvTs)}${eolField(event.eol)},"raw":`, event.line);
-          break;
-        case "text": {
-          const base64 =
-            event.reason === "invalid-utf8"
-              ? `,"raw_base64":"${event.line.toString("base64")}"`
-              : "";
-          const record = `${rawPrefix(LEVELS.warn, recvTs)}${eolField(event.eol)},"reason":"${event.reason}"${base64},"raw_text":${JSON.stringify(event.text)}}\n`;
-          writeRecord(shouldRedact ? redact(record) : record);
-          break;
-        }
-        case "oversize": {
-          if (event.first) {
-            const head = JSON.stringify(event.line.subarray(0, RAW_HEAD_BYTES).toString("utf8"));
-            const record = `${rawPrefix(LEVELS.warn, recvTs)},"oversize":true,"truncated":true,"raw_head":${head}}\n`;
-            writeRecord(shouldRedact ? redact(record) : record);
-          }
-          if (event.final) {
-            writeRecord(
-              `${rawPrefix(LEVELS.warn, recvTs, "raw_event_end")},"oversize":true,"bytes":${event.totalBytes}}\n`,
-            );
-          }
-          break;
-        }
-      }
+      writeRecords(rawParts(event));
+    },
+
+    rawAll(events) {
+      const parts: Buffer[] = [];
+      for (const event of events) for (const part of rawParts(event)) parts.push(part);
+      writeRecords(parts);
     },
 
     stderr(line) {
@@ -274,9 +330,10 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
       else logger.warn({ stream: "stderr", raw_text: text, summary: text }, "agent_stderr");
     },
 
-    decision(message, fields = {}, level = "info") {
+    decision(message, fields = {}, level = "info", options = {}) {
       logger[level](fields, message);
-      sync();
+      if (options.sync === "soon") syncSoon();
+      else sync();
     },
     debug: (fields, message) => logger.debug(fields, message),
     info: (fields, message) => logger.info(fields, message),
@@ -307,12 +364,16 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
       logger.debug({ ...end, incomplete, failed_writes: failedWrites }, "session_end");
       sync();
       closed = true;
-      try {
-        closeSync(fd);
-      } catch {
-        // already unusable: nothing more to do
+      if (syncing) {
+        // An fsync is running on another thread: close the descriptor when it is done.
+        closeWhenSynced = true;
+      } else {
+        try {
+          closeSync(fd);
+        } catch {
+          // already unusable: nothing more to do
+        }
       }
-      fd = -1;
       const tags: LogTag[] = [];
       if (end.flagged) tags.push("flagged");
       if (incomplete) tags.push("incomplete");
