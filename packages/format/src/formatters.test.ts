@@ -11,6 +11,7 @@ import type { Reason } from "@cursor-wrap/monitor";
 import { agentEvents as ev, realCaptures } from "@cursor-wrap/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { eventSubtype, eventType } from "./__fixtures__/arbitraries.js";
 import { createFormatter } from "./create-formatter.js";
 import type { FormatterOptions, Output, OutputFormat, WrapperDecision } from "./types.js";
 
@@ -48,6 +49,7 @@ function render(
   const out = sink(isTTY);
   const formatter = createFormatter(format, out, { color: false, ...options });
   for (const event of events) formatter.write(event);
+  formatter.flush();
   return { out, formatter };
 }
 
@@ -99,6 +101,18 @@ describe("stream-json", () => {
     const events = [...framer.push(input), ...framer.end()];
     const { out } = render("stream-json", events);
     expect(out.bytes().equals(input)).toBe(true);
+  });
+
+  it("writes a chunk of small lines with one write, big lines on their own", async () => {
+    const writes: number[] = [];
+    const out: Output = { write: (chunk) => writes.push(chunk.length) };
+    const formatter = createFormatter("stream-json", out);
+    const small = createLineFramer().push(Buffer.from('{"a":1}\n{"b":2}\n{"c":3}\n'));
+    const big = parseLine(`{"d":"${"x".repeat(70_000)}"}\n`);
+    for (const event of [...small, big, ...small]) formatter.write(event);
+    expect(writes).toEqual([]); // held until flushed…
+    await Promise.resolve(); // …or until the current synchronous run ends
+    expect(writes).toEqual([24, 70_009, 24]);
   });
 
   it("adds one wrapper line per decision, terminal ones with the resume hint and partial result", () => {
@@ -540,32 +554,11 @@ describe("text", () => {
 
 describe("every renderer", () => {
   it("never throws on unexpected shapes (property)", () => {
-    const type = fc.constantFrom(
-      "system",
-      "user",
-      "thinking",
-      "assistant",
-      "tool_call",
-      "result",
-      "error",
-      "retry",
-      "x",
-    );
-    const subtype = fc.constantFrom(
-      "init",
-      "delta",
-      "completed",
-      "started",
-      "success",
-      "error",
-      "failed",
-      undefined,
-    );
     const toolKey = fc.constantFrom(...Object.keys(TOOL_KINDS), "strangeToolCall");
     const event = fc
       .record({
-        type,
-        subtype,
+        type: eventType,
+        subtype: eventSubtype,
         extra: fc.dictionary(fc.string(), fc.jsonValue()),
         toolKey,
         args: fc.jsonValue(),
@@ -607,7 +600,7 @@ describe("every renderer", () => {
           }
         },
       ),
-      { numRuns: 300 },
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
     );
   });
 });

@@ -24,6 +24,7 @@ export function createJsonFormatter(out: Output): Formatter {
     wrapper(decision) {
       if (isTerminal(decision)) terminal = wrapperLine(decision, assistant.text());
     },
+    flush() {},
     notice() {},
     endTurn() {
       const output = result ?? terminal;

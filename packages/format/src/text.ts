@@ -312,6 +312,7 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
       refresh();
     },
 
+    flush() {},
     notice(message) {
       if (tty) {
         notice = `… ${message}`;

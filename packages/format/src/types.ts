@@ -42,8 +42,14 @@ export interface TurnSummary {
 
 /** Renders events to one output stream. */
 export interface Formatter {
-  /** Render one event (in stream order). */
+  /**
+   * Render one event (in stream order). Output may be held until {@link flush} (or the end of
+   * the current synchronous run), so a caller can pass a whole chunk of events and have them
+   * written together.
+   */
   write(event: AgentEvent): void;
+  /** Write out whatever {@link write} is holding. */
+  flush(): void;
   /** Render a wrapper decision. */
   wrapper(decision: WrapperDecision): void;
   /** A soft warning ("quiet for 30s; hang in 30s"): a dim status line in text mode, nothing otherwise. */
