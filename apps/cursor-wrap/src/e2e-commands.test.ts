@@ -2,14 +2,10 @@
 
 import { basename } from "node:path";
 import { realCapture } from "@cursor-wrap/testkit";
-import { afterAll, describe, expect, it } from "vitest";
-import { killSurvivors, logFiles, run, survivors } from "./test-harness.js";
+import { describe, expect, it } from "vitest";
+import { checkNoSurvivorsAfterAll, logFiles, run } from "./test-harness.js";
 
-afterAll(() => {
-  const left = survivors();
-  killSurvivors();
-  expect(left).toEqual([]);
-});
+checkNoSurvivorsAfterAll();
 
 describe("cursor-wrap logs", () => {
   it("lists sessions with outcome, turns and file; --flagged; --json; and shows one", async () => {

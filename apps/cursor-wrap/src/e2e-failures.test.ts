@@ -4,24 +4,18 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isAlive, readPids } from "@cursor-wrap/testkit";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
+  checkNoSurvivorsAfterAll,
+  FAST,
   invocations,
-  killSurvivors,
   logFiles,
   logRecords,
   run,
-  survivors,
   wrap,
 } from "./test-harness.js";
 
-const FAST = ["--idle-timeout", "500ms", "--tool-grace", "300ms", "--exit-grace", "300ms"];
-
-afterAll(() => {
-  const left = survivors();
-  killSurvivors();
-  expect(left).toEqual([]);
-});
+checkNoSurvivorsAfterAll();
 
 describe("failures", () => {
   it("reports a missing agent binary in one line and exits 1", async () => {

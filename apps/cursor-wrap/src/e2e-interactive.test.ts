@@ -2,11 +2,12 @@
 
 import { loadPty } from "@cursor-wrap/supervisor";
 import { fakeAgentBin, fakeAgentEnv, isAlive } from "@cursor-wrap/testkit";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   CLI,
+  checkNoSurvivorsAfterAll,
+  FAST,
   invocations,
-  killSurvivors,
   logRecords,
   run,
   survivors,
@@ -14,13 +15,7 @@ import {
   wrapperLines,
 } from "./test-harness.js";
 
-const FAST = ["--idle-timeout", "500ms", "--tool-grace", "300ms", "--exit-grace", "300ms"];
-
-afterAll(() => {
-  const left = survivors();
-  killSurvivors();
-  expect(left).toEqual([]);
-});
+checkNoSurvivorsAfterAll();
 
 const turnEnds = (target: { logDir: string }) =>
   logRecords(target).filter((record) => record.msg === "turn_end").length;

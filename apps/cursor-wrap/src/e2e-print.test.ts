@@ -2,23 +2,17 @@
 
 import { createLineFramer } from "@cursor-wrap/events";
 import { realCapture, type Step } from "@cursor-wrap/testkit";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
+  checkNoSurvivorsAfterAll,
+  FAST,
   invocations,
-  killSurvivors,
   logRecords,
   run,
-  survivors,
   wrapperLines,
 } from "./test-harness.js";
 
-const FAST = ["--idle-timeout", "500ms", "--tool-grace", "300ms", "--exit-grace", "300ms"];
-
-afterAll(() => {
-  const left = survivors();
-  killSurvivors();
-  expect(left).toEqual([]);
-});
+checkNoSurvivorsAfterAll();
 
 describe("cursor-wrap -p", () => {
   it("exits 0 when the agent completes, with the prompt on its stdin (AC1, AC14)", async () => {

@@ -112,8 +112,12 @@ export async function runCommand(options: RunOptions, io: RunIo): Promise<number
       }
       return;
     }
-    if (signal === "SIGINT" && !options.print && turn && !turn.signal.aborted) {
-      turn.abort({ kind: "turn", signal } satisfies CancelReason);
+    // A kill already under way (after a hang, say) is waiting out its grace: whoever sends a
+    // signal now does not want to wait for it, so the tree goes at once.
+    if (agent?.killRequested) agent.killSync();
+    if (signal === "SIGINT" && !options.print && turn) {
+      // Interactive Ctrl+C: this turn ends, the session goes on (a second one only hurries it).
+      if (!turn.signal.aborted) turn.abort({ kind: "turn", signal } satisfies CancelReason);
       return;
     }
     stop({ kind: "shutdown", signal, code: 128 + (constants.signals[signal] ?? 0) });
@@ -176,15 +180,22 @@ export async function runCommand(options: RunOptions, io: RunIo): Promise<number
     const result = reader
       ? await runInteractiveSession(context, hooks, reader, prompt)
       : await runPrintSession(context, hooks, prompt!);
+    // A signal or a closed stdout decides the exit code, whatever the interrupted turn was doing.
+    const exitCode =
+      stopping?.kind === "shutdown"
+        ? stopping.code
+        : stopping?.kind === "epipe"
+          ? 1
+          : result.exitCode;
     log.close({
       outcome: stopping?.kind === "shutdown" ? `signal ${stopping.signal}` : result.outcome,
       flagged: result.flagged,
-      exit_code: result.exitCode,
+      exit_code: exitCode,
       turns: result.turns,
       duration_ms: Math.round(performance.now() - startedAt),
       session_id: result.sessionId,
     });
-    return result.exitCode;
+    return exitCode;
   } catch (error) {
     log.decision(
       "run_failed",

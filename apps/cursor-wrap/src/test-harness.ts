@@ -14,6 +14,19 @@ import {
   readInvocations,
   readPids,
 } from "@cursor-wrap/testkit";
+import { afterAll, expect } from "vitest";
+
+/** Thresholds short enough that hangs and lingers show within a second. */
+export const FAST = ["--idle-timeout", "500ms", "--tool-grace", "300ms", "--exit-grace", "300ms"];
+
+/** At the end of the file's tests: fail if any process they started is still alive, and kill it. */
+export function checkNoSurvivorsAfterAll(): void {
+  afterAll(() => {
+    const left = survivors();
+    killSurvivors();
+    expect(left).toEqual([]);
+  });
+}
 
 /** The built executable, as users run it. */
 export const CLI = fileURLToPath(new URL("../bin/cursor-wrap.js", import.meta.url));
@@ -29,6 +42,8 @@ export interface WrapOptions {
   /** Default flags are added unless false: --agent-bin, --log-dir, short kill/drain graces. */
   defaults?: boolean;
   speed?: number;
+  /** Extra Node.js flags for the wrapper process, e.g. `--expose-gc`. */
+  nodeArgs?: string[];
 }
 
 export interface WrapRun {
@@ -75,7 +90,7 @@ export function wrap(args: string[], options: WrapOptions = {}): Wrapped {
       ? args
       : [...defaults, ...args];
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, ...finalArgs], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...finalArgs], {
     env: {
       ...process.env,
       NO_COLOR: "1",

@@ -80,6 +80,8 @@ export interface AgentProcess {
   readonly closed: Promise<ExitInfo>;
   /** Exit info once the process has exited. */
   readonly exitInfo: ExitInfo | undefined;
+  /** `kill()` has been called (the staged kill may still be waiting out its grace). */
+  readonly killRequested: boolean;
   /**
    * Kill the agent and every process it started: SIGTERM, `killGraceMs`, SIGKILL (R-SUP2).
    * Idempotent; never blocks the event loop; resolves once the agent has exited.
@@ -197,6 +199,9 @@ export async function start(options: StartOptions): Promise<AgentProcess> {
     closed,
     get exitInfo() {
       return exitInfo;
+    },
+    get killRequested() {
+      return killing !== undefined;
     },
     kill(reason = "killed") {
       killing ??= (async () => {

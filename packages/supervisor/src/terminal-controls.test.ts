@@ -40,6 +40,7 @@ describe("createControlStripper", () => {
         expect(actual).toBe(expected);
         expect(expected).not.toContain("\u001b");
       }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 100) },
     );
   });
 });
