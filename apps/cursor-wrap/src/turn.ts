@@ -12,6 +12,7 @@ import type { SessionLog } from "@cursor-wrap/logger";
 import { createMonitor, type Reason, type Verdict } from "@cursor-wrap/monitor";
 import { type AgentProcess, buildArgs, type ExitInfo, start } from "@cursor-wrap/supervisor";
 import { type AgentFailure, classifyFailureLine } from "./failures.js";
+import { createGarbageNudge } from "./garbage.js";
 import type { RunOptions } from "./options.js";
 
 /** How a turn ended. */
@@ -76,6 +77,9 @@ function redactArgs(args: readonly string[]): string[] {
  * stdout: parse once, log it, forward it, feed the monitor, and keep one timer armed at the
  * monitor's next deadline. A verdict kills the agent's tree; so does a cancel.
  */
+/** Frees forwarded output buffers as the bytes go by (one per process, across turns). */
+const nudgeGarbage = createGarbageNudge();
+
 export async function runTurn(context: TurnContext, request: TurnRequest): Promise<TurnResult> {
   const { options, log, formatter } = context;
   const now = context.now ?? (() => performance.now());
@@ -146,23 +150,28 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
     return killing;
   };
 
-  // One timer, armed at the monitor's next deadline. Lines only ever push deadlines later, so
-  // the timer is re-armed only when the deadline moves earlier or when it fires.
+  // One timer, armed at the monitor's next deadline. Ordinary lines only push the deadline a
+  // little later, so for them the timer is re-armed only when the deadline moves earlier or
+  // when it fires (no timer churn per line). A tool call starting can push it minutes later:
+  // then it is re-armed exactly, so a long tool call sleeps until its own deadline.
   let timer: ReturnType<typeof setTimeout> | undefined;
   let armedFor = Number.POSITIVE_INFINITY;
+  let rearmExactly = false;
   const disarm = (): void => {
     if (timer) clearTimeout(timer);
     timer = undefined;
     armedFor = Number.POSITIVE_INFINITY;
   };
   const rearm = (): void => {
+    const exactly = rearmExactly;
+    rearmExactly = false;
     if (verdict || paused) return;
     const deadline = monitor.nextDeadline();
     if (deadline === undefined) {
       disarm();
       return;
     }
-    if (timer && deadline >= armedFor) return;
+    if (timer && (exactly ? deadline === armedFor : deadline >= armedFor)) return;
     disarm();
     armedFor = deadline;
     timer = setTimeout(onDeadline, Math.max(0, Math.ceil(deadline - now())));
@@ -197,8 +206,8 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
     void kill(check.reason.message);
   };
 
+  // The raw records of a chunk are written (one write(2)) before any of its lines is forwarded.
   const handle = (event: AgentEvent): void => {
-    log.raw(event); // logged before it is forwarded
     formatter.write(event);
     const signal = toMonitorSignal(event);
     const warning = monitor.observe(signal, event.recvAt.mono);
@@ -207,6 +216,7 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
         "monitor_warning",
         { code: warning.code, call_id: warning.id, summary: warning.message },
         "warn",
+        { sync: "soon" },
       );
     switch (signal.type) {
       case "session":
@@ -217,6 +227,7 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
         break;
       case "toolStart":
         toolCalls += 1;
+        rearmExactly = true;
         log.decision(
           "tool_call_opened",
           {
@@ -227,10 +238,11 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
             background: signal.background,
           },
           "debug",
+          { sync: "soon" },
         );
         break;
       case "toolEnd":
-        log.decision("tool_call_closed", { call_id: signal.id }, "debug");
+        log.decision("tool_call_closed", { call_id: signal.id }, "debug", { sync: "soon" });
         break;
       case "done": {
         const result = resultInfo(event);
@@ -258,8 +270,15 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
     }
   };
 
+  const handleAll = (events: AgentEvent[]): void => {
+    log.rawAll(events);
+    for (const event of events) handle(event);
+    formatter.flush();
+  };
+
   const onStdout = (chunk: Buffer): void => {
-    for (const event of framer.push(chunk, instant())) handle(event);
+    handleAll(framer.push(chunk, instant()));
+    nudgeGarbage(chunk.length);
     rearm();
     // A slow reader of our stdout blocks the agent, as it would without the wrapper; that
     // time is not the agent's silence, so the monitor is paused meanwhile.
@@ -307,7 +326,7 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
 
   rearm();
   const exit = await agent.closed;
-  for (const event of framer.end()) handle(event);
+  handleAll(framer.end());
   for (const event of stderrFramer.end()) onStderrLine(event);
   monitor.observe({ type: "exit", eventType: "exit" }, now());
   disarm();
