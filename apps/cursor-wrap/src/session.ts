@@ -2,6 +2,7 @@ import type { TurnSummary, WrapperDecision } from "@cursor-wrap/format";
 import type { ExitInfo } from "@cursor-wrap/supervisor";
 import { failureMessage } from "./failures.js";
 import type { PromptReader } from "./prompt-reader.js";
+import { resourceStats } from "./resources.js";
 import { runTurn, type TurnContext, type TurnResult } from "./turn.js";
 
 /** Why a turn was cancelled: Ctrl+C in an interactive turn, a shutdown signal, or a closed stdout. */
@@ -97,6 +98,7 @@ class Session {
       tool_calls: result.toolCalls,
       session_id: this.sessionId,
       cancel: controller.signal.aborted ? controller.signal.reason : undefined,
+      resources: resourceStats(),
     });
     if (result.outcome !== "completed" && result.outcome !== "cancelled") this.flagged = true;
     return {
@@ -252,10 +254,9 @@ export async function runInteractiveSession(
     reader.close();
   });
   const ask = async (): Promise<string | number> => {
-    const input = await Promise.race([
-      reader.next(),
-      hooks.shutdown.then(() => ({ kind: "eof" as const })),
-    ]);
+    // A shutdown closes the reader, which ends a pending next(). (Racing next() against the
+    // shutdown promise would add a reaction to that never-settling promise on every turn.)
+    const input = await reader.next();
     if (stop) return stop.kind === "shutdown" ? stop.code : 1;
     if (input.kind === "eof") return 0;
     if (input.kind === "interrupt") return 130;
