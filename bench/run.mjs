@@ -1,0 +1,415 @@
+#!/usr/bin/env node
+// @ts-check
+// Measures cursor-wrap against the SPEC performance targets (section 10, P1-P6) on this machine
+// and writes BENCHMARKS.md at the repository root. Run with `pnpm bench` (which builds first).
+
+import { spawn } from "node:child_process";
+import {
+  chmodSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { cpus, release, tmpdir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import { fakeAgentBin } from "@cursor-wrap/testkit";
+import {
+  CLOCK_TICKS,
+  contextSwitches,
+  cpuTimeMs,
+  percentile,
+  runSamplingPeakRss,
+  summary,
+  timed,
+} from "./lib/measure.mjs";
+import { writeRealisticStream } from "./lib/stream.mjs";
+
+const ROOT = resolve(import.meta.dirname, "..");
+// BENCH_CLI measures another build (e.g. an older commit's) with the same harness; BENCH_OUT
+// writes the report elsewhere than BENCHMARKS.md.
+const CLI = process.env.BENCH_CLI
+  ? resolve(process.env.BENCH_CLI)
+  : join(ROOT, "apps", "cursor-wrap", "bin", "cursor-wrap.js");
+const OUT = process.env.BENCH_OUT ? resolve(process.env.BENCH_OUT) : join(ROOT, "BENCHMARKS.md");
+const LATENCY_AGENT = join(import.meta.dirname, "lib", "latency-agent.mjs");
+chmodSync(LATENCY_AGENT, 0o755);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const work = mkdtempSync(join(tmpdir(), "cursor-wrap-bench-"));
+const devNull = openSync("/dev/null", "w");
+/** @type {Array<Record<string, string>>} */
+const rows = [];
+const notes = [];
+
+const ms = (value) => `${value.toFixed(value < 10 ? 2 : 0)} ms`;
+const log = (line) => process.stderr.write(`${line}\n`);
+
+function row(id, what, target, measured, spread, met, command) {
+  rows.push({ id, what, target, measured, spread, met: met ? "met" : "**not met**", command });
+  log(`${id} ${what}: ${measured} (${spread}) target ${target} → ${met ? "met" : "NOT MET"}`);
+}
+
+function logDir(name) {
+  const dir = join(work, "logs", name);
+  rmSync(dir, { recursive: true, force: true });
+  return dir;
+}
+
+/** Node arguments running cursor-wrap -p on `agent`, logging to `dir`, quiet on stderr. */
+function wrapperArgs(agent, dir, ...extra) {
+  return [
+    CLI,
+    "-p",
+    "x",
+    "--agent-bin",
+    agent,
+    "--log-dir",
+    dir,
+    "--log-level",
+    "silent",
+    ...extra,
+  ];
+}
+
+function catAgent(file) {
+  const path = join(work, "cat-agent.sh");
+  writeFileSync(path, `#!/bin/sh\nexec cat "${file}"\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+// ─── P1 throughput ───────────────────────────────────────────────────────────────────────────
+function throughput() {
+  const mixedFile = join(work, "mixed.jsonl");
+  const mixed = writeRealisticStream(mixedFile, { smallEvents: 100_000, largeResults: 100 });
+  const smallFile = join(work, "small.jsonl");
+  const small = writeRealisticStream(smallFile, { smallEvents: 400_000, largeResults: 0 });
+  for (const [name, file, info] of [
+    ["mixed", mixedFile, mixed],
+    ["small events", smallFile, small],
+  ]) {
+    const agent = catAgent(file);
+    const cat = [];
+    const wrapped = [];
+    for (let run = 0; run < RUNS; run += 1) {
+      cat.push(timed("cat", [file], { stdout: devNull }).elapsed);
+      const dir = logDir(`p1-${run}`);
+      wrapped.push(timed(process.execPath, wrapperArgs(agent, dir), { stdout: devNull }).elapsed);
+    }
+    const wrap = summary(wrapped);
+    const catMedian = summary(cat).median;
+    const mb = (elapsed) => info.bytes / elapsed / 1000;
+    const events = (elapsed) => (info.events * 1000) / elapsed;
+    const label = `${name} stream: ${(info.bytes / 1e6).toFixed(0)} MB, ${info.events.toLocaleString("en-US")} events${info.largeBytes ? `, ${(info.largeBytes / 1e6).toFixed(0)} MB of it in 100 KB–5 MB tool results` : ""}`;
+    const command = `cursor-wrap -p x --agent-bin <sh: exec cat ${basename(file)}> --log-dir <tmp> > /dev/null (${RUNS} runs)`;
+    // The mixed stream is the realistic one, held to both targets; the stream of small events
+    // alone shows the per-event cost, so it is held to the events target only.
+    const mixedStream = info.largeBytes > 0;
+    row(
+      "P1",
+      `throughput, ${label}`,
+      mixedStream ? "≥ 100k events/s and ≥ 200 MB/s" : "≥ 100k events/s",
+      `${(events(wrap.median) / 1000).toFixed(0)}k events/s, ${mb(wrap.median).toFixed(0)} MB/s (cat: ${ms(catMedian)}, wrapper ${(wrap.median / catMedian).toFixed(0)}× cat)`,
+      `${(events(wrap.max) / 1000).toFixed(0)}k–${(events(wrap.min) / 1000).toFixed(0)}k events/s, ${mb(wrap.max).toFixed(0)}–${mb(wrap.min).toFixed(0)} MB/s`,
+      events(wrap.median) >= 100_000 && (!mixedStream || mb(wrap.median) >= 200),
+      command,
+    );
+  }
+}
+
+// ─── P2 latency ──────────────────────────────────────────────────────────────────────────────
+/** Per-line latency (µs) from the agent's write to our read, through `command`. */
+function latencies(command, args, env) {
+  return new Promise((resolveSamples, reject) => {
+    const child = spawn(command, args, {
+      stdio: ["pipe", "pipe", "inherit"],
+      env: { ...process.env, ...env },
+    });
+    child.stdin.end("go");
+    const samples = [];
+    let pending = "";
+    child.stdout.on("data", (chunk) => {
+      const now = process.hrtime.bigint();
+      pending += chunk;
+      let newline = pending.indexOf("\n");
+      while (newline !== -1) {
+        const line = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        const sent = /"sent_ns":"(\d+)"/.exec(line)?.[1];
+        if (sent) samples.push(Number(now - BigInt(sent)) / 1000);
+        newline = pending.indexOf("\n");
+      }
+    });
+    child.on("error", reject);
+    child.on("exit", () => resolveSamples(samples.slice(50))); // skip the warm-up
+  });
+}
+
+async function latency() {
+  const env = { BENCH_RATE: "1000", BENCH_COUNT: "5000" };
+  const direct = await latencies(process.execPath, [LATENCY_AGENT], env);
+  const wrapped = await latencies(process.execPath, wrapperArgs(LATENCY_AGENT, logDir("p2")), env);
+  const p = (values, q) => percentile(values, q);
+  const added99 = p(wrapped, 99) - p(direct, 99);
+  row(
+    "P2",
+    "added latency per event at 1k events/s (agent write → wrapper stdout)",
+    "p99 < 1 ms",
+    `p99 +${(added99 / 1000).toFixed(2)} ms (wrapped p99 ${(p(wrapped, 99) / 1000).toFixed(2)} ms, direct p99 ${(p(direct, 99) / 1000).toFixed(2)} ms)`,
+    `wrapped p50 ${(p(wrapped, 50) / 1000).toFixed(2)} ms, max ${(Math.max(...wrapped) / 1000).toFixed(2)} ms; ${wrapped.length} events`,
+    added99 < 1000,
+    "latency agent (5000 deltas at 1k/s, hrtime in each) read directly vs through cursor-wrap -p",
+  );
+}
+
+// ─── P3 detection and kill latency ───────────────────────────────────────────────────────────
+function records(dir) {
+  const [file] = readdirSync(dir);
+  return readFileSync(join(dir, file), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+}
+
+function detection() {
+  const detect = [];
+  const kill = [];
+  const killAfterGrace = [];
+  for (let run = 0; run < RUNS; run += 1) {
+    const dir = logDir(`p3-idle-${run}`);
+    timed(process.execPath, wrapperArgs(fakeAgentBin, dir, "--idle-timeout", "2s"), {
+      env: { FAKE_AGENT_SCENARIO: "idle-hang" },
+      stdout: devNull,
+    });
+    const all = records(dir);
+    const lastLine = all.filter((record) => record.msg === "raw_event").at(-1);
+    const hang = all.find((record) => record.msg === "hang_detected");
+    detect.push(hang.ts - (lastLine.recv_ts + 2000));
+
+    const killDir = logDir(`p3-kill-${run}`);
+    timed(
+      process.execPath,
+      wrapperArgs(fakeAgentBin, killDir, "--tool-grace", "500ms", "--kill-grace", "1s"),
+      {
+        env: { FAKE_AGENT_SCENARIO: "descendants", FAKE_AGENT_PID_FILE: join(work, `pids-${run}`) },
+        stdout: devNull,
+      },
+    );
+    const killRecords = records(killDir);
+    const killed = killRecords.find((record) => record.msg === "agent_killed");
+    const verdict = killRecords.find((record) => record.msg === "hang_detected");
+    kill.push(killed.ts - verdict.ts);
+    killAfterGrace.push(killed.duration_ms - 1000);
+    const survivors = readFileSync(join(work, `pids-${run}`), "utf8")
+      .trim()
+      .split("\n")
+      .filter((pid) => {
+        try {
+          return !readFileSync(`/proc/${pid}/stat`, "latin1").includes(") Z");
+        } catch {
+          return false;
+        }
+      });
+    if (survivors.length > 0)
+      notes.push(`P3 run ${run}: descendants survived the kill: ${survivors.join(", ")}`);
+  }
+  const d = summary(detect);
+  row(
+    "P3",
+    "detection latency (idle threshold → hang verdict)",
+    "< 100 ms",
+    ms(d.median),
+    `${ms(d.min)}–${ms(d.max)}`,
+    d.max < 100,
+    `cursor-wrap -p --idle-timeout 2s, scenario idle-hang (${RUNS} runs; from the log: hang_detected.ts − (last line recv_ts + 2 s))`,
+  );
+  const k = summary(kill);
+  const g = summary(killAfterGrace);
+  row(
+    "P3",
+    "kill latency (verdict → every descendant gone; one ignores SIGTERM)",
+    "< kill grace + 100 ms",
+    `kill grace (1 s) + ${ms(g.median)}`,
+    `verdict → agent_killed ${ms(k.min)}–${ms(k.max)}; past the grace ${ms(g.min)}–${ms(g.max)}`,
+    g.max < 100,
+    `cursor-wrap -p --tool-grace 500ms --kill-grace 1s, scenario descendants (${RUNS} runs; agent_killed.duration_ms − 1 s)`,
+  );
+}
+
+// ─── P4 idle cost while a tool runs ──────────────────────────────────────────────────────────
+async function idleCost() {
+  const seconds = 30;
+  const child = spawn(process.execPath, wrapperArgs(fakeAgentBin, logDir("p4")), {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, FAKE_AGENT_SCENARIO: "tool-hang:600000" },
+  });
+  await new Promise((resolveStarted) => {
+    let seen = "";
+    child.stdout.on("data", (chunk) => {
+      seen += chunk;
+      if (seen.includes('"subtype":"started"')) resolveStarted(undefined);
+    });
+  });
+  // Start-up work and V8's one-off memory-reducing GC a few seconds later are not idle cost.
+  await new Promise((done) => setTimeout(done, 10_000));
+  const cpu0 = cpuTimeMs(child.pid);
+  const perSecond = [];
+  for (let second = 0; second < seconds; second += 1) {
+    const before = contextSwitches(child.pid);
+    await new Promise((done) => setTimeout(done, 1000));
+    perSecond.push(contextSwitches(child.pid) - before);
+  }
+  const cpu = cpuTimeMs(child.pid) - cpu0;
+  child.kill("SIGTERM");
+  await new Promise((done) => child.on("exit", done));
+  const percent = (cpu / (seconds * 1000)) * 100;
+  // /proc counts CPU time in clock ticks: zero means less than one tick.
+  const tick = 1000 / CLOCK_TICKS;
+  const cpuText =
+    cpu === 0 ? `less than one clock tick (${tick} ms) of CPU` : `${cpu.toFixed(0)} ms CPU`;
+  const percentText =
+    cpu === 0
+      ? `< ${((tick / (seconds * 1000)) * 100).toFixed(3)}% CPU`
+      : `${percent.toFixed(3)}% CPU`;
+  const busy = perSecond.map((count, second) => [second, count]).filter(([, count]) => count > 0);
+  row(
+    "P4",
+    "idle cost while a tool runs (wrapper process, all threads)",
+    "< 0.5% CPU, no wake-ups faster than the next deadline",
+    `${percentText}; wake-ups in ${busy.length} of ${seconds} seconds`,
+    `${cpuText} in ${seconds} s; context switches per second: ${busy.map(([second, count]) => `${count} in second ${second}`).join(", ") || "none"}`,
+    // A timer firing every 10 s or faster would show in at least 3 of the seconds.
+    percent < 0.5 && busy.length <= 1,
+    `cursor-wrap -p, scenario tool-hang:600000 (a shell call declaring 10 min; next deadline: its soft warning at 5 min), /proc sampled each second for ${seconds} s after 10 s of settling`,
+  );
+}
+
+// ─── P5 memory ───────────────────────────────────────────────────────────────────────────────
+async function memory() {
+  const baseline = await runSamplingPeakRss(process.execPath, ["-e", "setTimeout(() => {}, 300)"]);
+  for (const [label, options] of [
+    [
+      "a 64 MiB line among 20k small events",
+      { smallEvents: 20_000, largeResults: 0, hugeLine: 64 * 1024 * 1024 },
+    ],
+    [
+      "the same plus ten 0.1–5 MB tool results",
+      { smallEvents: 20_000, largeResults: 10, hugeLine: 64 * 1024 * 1024 },
+    ],
+  ]) {
+    const file = join(work, "huge.jsonl");
+    const info = writeRealisticStream(file, options);
+    const agent = catAgent(file);
+    const peaks = [];
+    for (let run = 0; run < Math.max(RUNS, 3); run += 1) {
+      peaks.push(
+        await runSamplingPeakRss(process.execPath, wrapperArgs(agent, logDir(`p5-${run}`)), {
+          stdout: devNull,
+        }),
+      );
+    }
+    const p = summary(peaks);
+    const mib = (bytes) =>
+      `${(bytes / 1024 / 1024).toFixed(0)} MiB (${(bytes / 1e6).toFixed(0)} MB)`;
+    row(
+      "P5",
+      `peak RSS, ${label} (${(info.bytes / 1e6).toFixed(0)} MB in all)`,
+      "< 100 MB",
+      mib(p.median),
+      `${mib(p.min)}–${mib(p.max)}; an idle node process: ${mib(baseline)}`,
+      p.max < 100e6,
+      "cursor-wrap -p --agent-bin <sh: exec cat huge.jsonl> > /dev/null, VmHWM sampled every 10 ms",
+    );
+  }
+}
+
+// ─── P6 start-up ─────────────────────────────────────────────────────────────────────────────
+function startup() {
+  const runs = Math.max(RUNS * 4, 20);
+  const version = [];
+  const direct = [];
+  const wrapped = [];
+  const env = { FAKE_AGENT_SCENARIO: "quick" };
+  const dir = logDir("p6");
+  for (let run = 0; run < runs; run += 1) {
+    version.push(timed(process.execPath, [CLI, "--version"]).elapsed);
+    direct.push(timed(process.execPath, [fakeAgentBin, "-p"], { env, input: "hi" }).elapsed);
+    wrapped.push(
+      timed(
+        process.execPath,
+        [CLI, "-p", "--agent-bin", fakeAgentBin, "--log-dir", dir, "--log-level", "silent"],
+        { env, input: "hi" },
+      ).elapsed,
+    );
+  }
+  const overhead = summary(wrapped).median - summary(direct).median;
+  const spreadOf = (values) => `${ms(percentile(values, 10))}–${ms(percentile(values, 90))}`;
+  row(
+    "P6",
+    "start-up overhead: cursor-wrap -p vs the fake agent directly (one quick turn)",
+    "< 150 ms",
+    `+${ms(overhead)} (${ms(summary(wrapped).median)} vs ${ms(summary(direct).median)})`,
+    `p10–p90 wrapped ${spreadOf(wrapped)}, direct ${spreadOf(direct)}`,
+    overhead < 150,
+    `node cursor-wrap.js -p --agent-bin fake-cursor-agent (${runs} runs each)`,
+  );
+  row(
+    "P6",
+    "cursor-wrap --version wall time",
+    "(for reference)",
+    ms(summary(version).median),
+    spreadOf(version),
+    true,
+    `node cursor-wrap.js --version (${runs} runs)`,
+  );
+}
+
+// ─── report ──────────────────────────────────────────────────────────────────────────────────
+async function main() {
+  log(`benchmarking in ${work}`);
+  // BENCH_ONLY=P4,P5 runs a subset (BENCHMARKS.md is then written with those rows only).
+  const only = process.env.BENCH_ONLY?.split(",");
+  const run = async (id, fn) => {
+    if (!only || only.includes(id)) await fn();
+  };
+  await run("P1", throughput);
+  await run("P2", latency);
+  await run("P3", detection);
+  await run("P4", idleCost);
+  await run("P5", memory);
+  await run("P6", startup);
+  const fsType = (() => {
+    try {
+      return readFileSync("/proc/mounts", "utf8")
+        .split("\n")
+        .map((line) => line.split(" "))
+        .filter(([, mount]) => work.startsWith(mount ?? "\0"))
+        .sort((a, b) => (b[1]?.length ?? 0) - (a[1]?.length ?? 0))[0]?.[2];
+    } catch {
+      return undefined;
+    }
+  })();
+  const table = [
+    "| | what | target | measured (median) | spread | | command |",
+    "|---|---|---|---|---|---|---|",
+    ...rows.map(
+      (r) =>
+        `| ${r.id} | ${r.what} | ${r.target} | ${r.measured} | ${r.spread} | ${r.met} | \`${r.command}\` |`,
+    ),
+  ].join("\n");
+  const analysis = readFileSync(join(import.meta.dirname, "analysis.md"), "utf8");
+  const report = `# Benchmarks
+
+Measured by \`pnpm bench\` (\`bench/run.mjs\`) on ${new Date().toISOString().slice(0, 10)}: Node ${process.version}, ${cpus()[0]?.model ?? "unknown CPU"} × ${cpus().length}, Linux ${release()}, logs on ${fsType ?? "?"} (${work}). Each number is the median of the runs shown; the spread is min–max unless said otherwise. Output goes to /dev/null and logs to a file, with the default settings (redaction on, fsync of decisions and at exit).
+
+${table}
+${notes.length > 0 ? `\nWarnings from this run:\n\n${notes.map((note) => `- ${note}`).join("\n")}\n` : ""}
+${analysis}`;
+  writeFileSync(OUT, report);
+  log(`wrote ${OUT}`);
+  rmSync(work, { recursive: true, force: true });
+}
+
+await main();
