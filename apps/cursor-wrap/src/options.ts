@@ -3,7 +3,11 @@ import { join } from "node:path";
 import { DEFAULT_PARSE_CAP } from "@cursor-wrap/events";
 import type { OutputFormat } from "@cursor-wrap/format";
 import type { LevelName } from "@cursor-wrap/logger";
-import { DEFAULT_THRESHOLDS, DEFAULT_TOOL_TIMEOUTS } from "@cursor-wrap/monitor";
+import {
+  DEFAULT_THRESHOLDS,
+  DEFAULT_TOOL_TIMEOUTS,
+  type MonitorOptions,
+} from "@cursor-wrap/monitor";
 import { closest, distance } from "fastest-levenshtein";
 import { parseDuration, parseSize, parseToolTimeouts } from "./units.js";
 import { UsageError } from "./usage-error.js";
@@ -365,13 +369,29 @@ export function resolveRunOptions(
     force: bool("force", true),
     pty: bool("pty", false),
     stderrMode: choice("stderr", "errors"),
-    logDir: text("log-dir") || join(homedir(), ".cursor-wrap", "logs"),
+    logDir: text("log-dir") || defaultLogDir(),
     logLevel: choice<LevelName>("log-level", print ? "info" : "warn"),
     logRetentionMs: duration("log-retention", 7 * 86_400_000),
     redact: bool("redact", true),
     parseCap,
     passthrough,
     prompt: prompt?.trim() ? prompt : undefined,
+  };
+}
+
+/** Where session logs go unless `--log-dir` (or its variable) says otherwise. */
+export function defaultLogDir(): string {
+  return join(homedir(), ".cursor-wrap", "logs");
+}
+
+/** The monitor's thresholds as the options set them (a live turn and `replay` alike). */
+export function monitorOptions(options: RunOptions): MonitorOptions {
+  return {
+    idleTimeoutMs: options.idleTimeoutMs,
+    toolGraceMs: options.toolGraceMs,
+    exitGraceMs: options.exitGraceMs,
+    toolTimeouts: options.toolTimeouts,
+    ...(options.maxTurnMs === undefined ? {} : { maxTurnMs: options.maxTurnMs }),
   };
 }
 

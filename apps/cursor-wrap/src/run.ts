@@ -7,6 +7,7 @@ import { printError } from "./print-error.js";
 import { createPromptReader, type PromptReader } from "./prompt-reader.js";
 import {
   type CancelReason,
+  exitCodeOf,
   runInteractiveSession,
   runPrintSession,
   type SessionHooks,
@@ -181,12 +182,7 @@ export async function runCommand(options: RunOptions, io: RunIo): Promise<number
       ? await runInteractiveSession(context, hooks, reader, prompt)
       : await runPrintSession(context, hooks, prompt!);
     // A signal or a closed stdout decides the exit code, whatever the interrupted turn was doing.
-    const exitCode =
-      stopping?.kind === "shutdown"
-        ? stopping.code
-        : stopping?.kind === "epipe"
-          ? 1
-          : result.exitCode;
+    const exitCode = stopping ? exitCodeOf(stopping) : result.exitCode;
     log.close({
       outcome: stopping?.kind === "shutdown" ? `signal ${stopping.signal}` : result.outcome,
       flagged: result.flagged,
@@ -214,6 +210,7 @@ export async function runCommand(options: RunOptions, io: RunIo): Promise<number
     formatter.close();
     for (const signal of SHUTDOWN_SIGNALS) process.off(signal, onSignal);
     io.stdout.off("error", onStdoutError);
+    io.stderr.off("error", onStderrError);
     process.off("uncaughtException", onCrash);
     process.off("unhandledRejection", onCrash);
     process.off("exit", onExit);

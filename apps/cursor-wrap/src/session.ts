@@ -11,6 +11,18 @@ export type CancelReason =
   | { kind: "shutdown"; signal: NodeJS.Signals; code: number }
   | { kind: "epipe" };
 
+/** The exit code a cancel forces: 128+n for a shutdown signal, 1 for a closed stdout, 130 for Ctrl+C. */
+export function exitCodeOf(reason: CancelReason): number {
+  switch (reason.kind) {
+    case "shutdown":
+      return reason.code;
+    case "epipe":
+      return 1;
+    case "turn":
+      return 130;
+  }
+}
+
 /** Hooks between the session loop and the process it runs in (signals, errors). */
 export interface SessionHooks {
   /** A fresh cancel controller for each turn, so a signal handler can cancel the running one. */
@@ -54,11 +66,16 @@ interface TurnRecord {
   cancel: CancelReason | undefined;
 }
 
+/** The agent reported a failure (auth, plan, quota, …) and the turn did not complete. */
+function failed(result: TurnResult): boolean {
+  return (
+    result.failure !== undefined && result.outcome !== "completed" && result.outcome !== "cancelled"
+  );
+}
+
 /** The outcome recorded for a turn that ended the session. */
 function outcomeOf({ result }: TurnRecord): string {
-  return result.failure && result.outcome !== "completed" && result.outcome !== "cancelled"
-    ? "failure"
-    : result.outcome;
+  return failed(result) ? "failure" : result.outcome;
 }
 
 /** Loop state shared by print and interactive sessions. */
@@ -118,12 +135,12 @@ class Session {
       formatter.endTurn(summaryOf(result));
       return code;
     };
-    if (result.failure && result.outcome !== "completed" && result.outcome !== "cancelled") {
+    if (failed(result)) {
       // Auth, plan and quota failures are never retried: one clear message, exit 1.
-      const message = failureMessage(result.failure, sessionId);
+      const message = failureMessage(result.failure!, sessionId);
       log.decision(
         "agent_failure",
-        { kind: result.failure.kind, detail: result.failure.detail, summary: message },
+        { kind: result.failure!.kind, detail: result.failure!.detail, summary: message },
         "error",
       );
       this.hooks.printError(message);
@@ -205,7 +222,7 @@ class Session {
           ...(signal ? { signal } : {}),
         });
         if (cancel?.kind === "turn") return end(undefined);
-        return end(cancel?.kind === "shutdown" ? cancel.code : 130);
+        return end(cancel ? exitCodeOf(cancel) : 130);
       }
     }
   }
@@ -257,7 +274,7 @@ export async function runInteractiveSession(
     // A shutdown closes the reader, which ends a pending next(). (Racing next() against the
     // shutdown promise would add a reaction to that never-settling promise on every turn.)
     const input = await reader.next();
-    if (stop) return stop.kind === "shutdown" ? stop.code : 1;
+    if (stop) return exitCodeOf(stop);
     if (input.kind === "eof") return 0;
     if (input.kind === "interrupt") return 130;
     return input.text;
@@ -267,10 +284,7 @@ export async function runInteractiveSession(
     const record = await session.turn(next);
     const settled = session.settle(record);
     if (typeof settled === "number") return session.result(settled, outcomeOf(record));
-    if (stop) {
-      const code = stop.kind === "shutdown" ? stop.code : 1;
-      return session.result(code, "cancelled");
-    }
+    if (stop) return session.result(exitCodeOf(stop), "cancelled");
     next = typeof settled === "string" ? settled : await ask();
   }
   return session.result(next, next === 0 ? "completed" : "cancelled");

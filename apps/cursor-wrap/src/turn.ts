@@ -13,7 +13,7 @@ import { createMonitor, type Reason, type Verdict } from "@cursor-wrap/monitor";
 import { type AgentProcess, buildArgs, type ExitInfo, start } from "@cursor-wrap/supervisor";
 import { type AgentFailure, classifyFailureLine } from "./failures.js";
 import { createGarbageNudge } from "./garbage.js";
-import type { RunOptions } from "./options.js";
+import { monitorOptions, type RunOptions } from "./options.js";
 
 /** How a turn ended. */
 export type TurnOutcome = "completed" | "hang" | "linger" | "budget" | "abnormal" | "cancelled";
@@ -72,14 +72,14 @@ function redactArgs(args: readonly string[]): string[] {
   return args.map((arg, index) => (args[index - 1] === "--api-key" ? "[REDACTED]" : arg));
 }
 
+/** Frees forwarded output buffers as the bytes go by (one per process, across turns). */
+const nudgeGarbage = createGarbageNudge();
+
 /**
  * Run one turn (ARCHITECTURE "one turn, as data"): start the agent, and for every line of its
  * stdout: parse once, log it, forward it, feed the monitor, and keep one timer armed at the
  * monitor's next deadline. A verdict kills the agent's tree; so does a cancel.
  */
-/** Frees forwarded output buffers as the bytes go by (one per process, across turns). */
-const nudgeGarbage = createGarbageNudge();
-
 export async function runTurn(context: TurnContext, request: TurnRequest): Promise<TurnResult> {
   const { options, log, formatter } = context;
   const now = context.now ?? (() => performance.now());
@@ -115,15 +115,7 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
   context.onAgent?.(agent);
   log.decision("agent_started", { pid: agent.pid }, "debug");
 
-  const monitor = createMonitor({
-    idleTimeoutMs: options.idleTimeoutMs,
-    toolGraceMs: options.toolGraceMs,
-    exitGraceMs: options.exitGraceMs,
-    toolTimeouts: options.toolTimeouts,
-    ...(options.maxTurnMs === undefined ? {} : { maxTurnMs: options.maxTurnMs }),
-    startedAt,
-    now,
-  });
+  const monitor = createMonitor({ ...monitorOptions(options), startedAt, now });
   const framer = createLineFramer({ parseCap: options.parseCap });
   let sessionId: string | undefined;
   let failure: AgentFailure | undefined;
@@ -206,7 +198,6 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
     void kill(check.reason.message);
   };
 
-  // The raw records of a chunk are written (one write(2)) before any of its lines is forwarded.
   const handle = (event: AgentEvent): void => {
     formatter.write(event);
     const signal = toMonitorSignal(event);
@@ -270,6 +261,7 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
     }
   };
 
+  // The raw records of a chunk are written (one write(2)) before any of its lines is forwarded.
   const handleAll = (events: AgentEvent[]): void => {
     log.rawAll(events);
     for (const event of events) handle(event);

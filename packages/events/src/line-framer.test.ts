@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { realCaptures } from "./__fixtures__/real-captures.js";
-import { createLineFramer, createLineFramerStream, DEFAULT_PARSE_CAP } from "./line-framer.js";
+import { createLineFramer, createLineFramerStream } from "./line-framer.js";
 import type { AgentEvent, Instant } from "./types.js";
 
 const AT: Instant = { mono: 0, epoch: 0 };

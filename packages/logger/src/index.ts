@@ -4,7 +4,7 @@ export { LogDirError } from "./errors.js";
 export type { LogFileName, LogTag } from "./file-names.js";
 export { logFileName, parseLogFileName } from "./file-names.js";
 export type { LogEntry, SessionSummary } from "./read-logs.js";
-export { listSessions, readSessionLog } from "./read-logs.js";
+export { listSessions, logEntryEvent, readSessionLog } from "./read-logs.js";
 export { mayContainSecret, redact } from "./redact.js";
 export type { PruneOptions } from "./retention.js";
 export { pruneLogs } from "./retention.js";

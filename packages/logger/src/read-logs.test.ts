@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseLine } from "@cursor-wrap/events";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listSessions, readSessionLog } from "./read-logs.js";
+import { listSessions, logEntryEvent, readSessionLog } from "./read-logs.js";
 import { openSessionLog } from "./session-log.js";
 
 let dir: string;
@@ -57,5 +57,33 @@ describe("readSessionLog", () => {
       kinds.push(entry.kind === "record" ? String(entry.record.msg) : entry.kind);
     }
     expect(kinds).toEqual(["session_start", "raw", "text", "hang_detected", "session_end"]);
+  });
+});
+
+describe("logEntryEvent", () => {
+  it("gives back the logged lines as the events they were, bytes and receive times included", async () => {
+    const lines = [
+      Buffer.from('{"type":"system","subtype":"init","session_id":"s"}\n'),
+      Buffer.from('{"type":"assistant"}\r\n'),
+      Buffer.from("T: oops\n"),
+      Buffer.from([0x7b, 0xff, 0x0a]), // invalid UTF-8
+      Buffer.from('{"type":"result"}'), // the last line, without a newline
+    ];
+    const log = openSessionLog({ dir, retentionMs: 0, redact: false });
+    const logged = lines.map((line, index) =>
+      parseLine(line, { mono: 1_000 + index, epoch: 1_770_000_000_000 + index }),
+    );
+    log.rawAll(logged);
+    log.close({ outcome: "completed", flagged: false });
+    const events = [];
+    for await (const entry of readSessionLog(log.path)) {
+      const event = logEntryEvent(entry);
+      if (event) events.push(event);
+      else expect(entry.kind).toBe("record");
+    }
+    expect(events.map((event) => event.raw)).toEqual(lines);
+    expect(events.map((event) => [event.kind, event.eol, event.recvAt.epoch])).toEqual(
+      logged.map((event) => [event.kind, event.eol, event.recvAt.epoch]),
+    );
   });
 });

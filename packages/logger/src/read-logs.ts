@@ -8,7 +8,7 @@ import {
   statSync,
 } from "node:fs";
 import { join } from "node:path";
-import { createLineFramer } from "@cursor-wrap/events";
+import { type AgentEvent, createLineFramer, parseLine } from "@cursor-wrap/events";
 import { parseLogFileName } from "./file-names.js";
 
 /** One line of a session log, as read back. */
@@ -52,6 +52,19 @@ function entryOf(line: Buffer, record: Record<string, unknown>): LogEntry {
       : { kind: "oversize", recvTs, head: String(record.raw_head ?? "") };
   }
   return { kind: "record", record };
+}
+
+/**
+ * The agent line a `raw` or `text` entry holds, parsed again as it was when it arrived (with
+ * its line ending, received at `recvTs`); undefined for every other entry.
+ */
+export function logEntryEvent(entry: LogEntry): AgentEvent | undefined {
+  if (entry.kind !== "raw" && entry.kind !== "text") return undefined;
+  const line = entry.kind === "raw" ? entry.raw : (entry.bytes ?? Buffer.from(entry.text, "utf8"));
+  return parseLine(Buffer.concat([line, Buffer.from(entry.eol, "latin1")]), {
+    mono: entry.recvTs,
+    epoch: entry.recvTs,
+  });
 }
 
 /** Read a session log back, record by record, in order. */

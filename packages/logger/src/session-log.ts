@@ -124,9 +124,10 @@ function createFile(dir: string, startedAt: number): { fd: number; path: string;
  * Open the log for one wrapper invocation. Throws {@link LogDirError} at once when the
  * directory cannot be written, so nothing is started without a log (R-LOG8).
  *
- * Every record is one synchronous `write(2)` with no user-space buffer, so a crash loses
- * nothing already logged; decision records are also fsynced (R-LOG4). Raw agent lines are
- * embedded byte for byte, never re-serialised (R-LOG2).
+ * Records are written whole by synchronous `write(2)`/`writev(2)` calls with no user-space
+ * buffer, so a crash loses nothing already logged; decision records are also fsynced, at once
+ * or (`sync: "soon"`) within 50 ms (R-LOG4). Raw agent lines are embedded byte for byte, never
+ * re-serialised (R-LOG2).
  */
 export function openSessionLog(options: SessionLogOptions): SessionLog {
   const now = options.now ?? Date.now;

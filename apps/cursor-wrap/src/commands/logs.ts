@@ -1,17 +1,17 @@
 import { existsSync } from "node:fs";
-import { homedir } from "node:os";
-import { basename, join } from "node:path";
-import { parseLine } from "@cursor-wrap/events";
+import { basename } from "node:path";
+import { parseLine, sessionIdOf } from "@cursor-wrap/events";
 import { createFormatter } from "@cursor-wrap/format";
 import {
   listSessions,
+  logEntryEvent,
   readSessionLog,
   renderConsoleLine,
   type SessionSummary,
 } from "@cursor-wrap/logger";
 import type { Reason } from "@cursor-wrap/monitor";
 import { formatDuration } from "@cursor-wrap/monitor";
-import { envName } from "../options.js";
+import { defaultLogDir, envName } from "../options.js";
 import type { RunIo } from "../run.js";
 import { UsageError } from "../usage-error.js";
 
@@ -23,7 +23,7 @@ export interface LogsFlags {
 }
 
 function logDirOf(flags: LogsFlags, env: NodeJS.ProcessEnv): string {
-  return flags.logDir ?? env[envName("log-dir")] ?? join(homedir(), ".cursor-wrap", "logs");
+  return flags.logDir ?? env[envName("log-dir")] ?? defaultLogDir();
 }
 
 function localTime(epochMs: number): string {
@@ -81,24 +81,13 @@ async function showLog(path: string, io: RunIo): Promise<void> {
   let turn = 0;
   for await (const entry of readSessionLog(path)) {
     switch (entry.kind) {
-      case "raw": {
-        const event = parseLine(Buffer.concat([entry.raw, Buffer.from(entry.eol)]), {
-          mono: entry.recvTs,
-          epoch: entry.recvTs,
-        });
-        if (event.kind === "json" && typeof event.data.session_id === "string")
-          sessionId = event.data.session_id;
+      case "raw":
+      case "text": {
+        const event = logEntryEvent(entry)!;
+        sessionId = sessionIdOf(event) ?? sessionId;
         formatter.write(event);
         break;
       }
-      case "text":
-        formatter.write(
-          parseLine(entry.bytes ?? Buffer.from(`${entry.text}${entry.eol}`), {
-            mono: entry.recvTs,
-            epoch: entry.recvTs,
-          }),
-        );
-        break;
       case "oversize":
         if (entry.bytes !== undefined)
           formatter.write(parseLine(`[a line of ${entry.bytes} bytes, logged in part]`));

@@ -1,19 +1,18 @@
 import { closeSync, createReadStream, openSync, readSync } from "node:fs";
 import {
   createLineFramer,
-  parseLine,
   recordedTimeline,
   sessionIdOf,
   toMonitorSignal,
 } from "@cursor-wrap/events";
-import { readSessionLog } from "@cursor-wrap/logger";
+import { logEntryEvent, readSessionLog } from "@cursor-wrap/logger";
 import {
   formatDuration,
   type SimulationEntry,
   simulate,
   type TimedSignal,
 } from "@cursor-wrap/monitor";
-import { resolveRunOptions } from "../options.js";
+import { monitorOptions, resolveRunOptions } from "../options.js";
 import type { RunIo } from "../run.js";
 import { parseDuration } from "../units.js";
 
@@ -113,16 +112,11 @@ async function logTurns(path: string): Promise<RecordedTurn[]> {
       continue;
     }
     if (!turn || entry.kind === "damaged") continue;
-    const bytes =
-      entry.kind === "raw"
-        ? entry.raw
-        : entry.kind === "text"
-          ? (entry.bytes ?? Buffer.from(entry.text))
-          : undefined;
-    const signal = bytes
-      ? toMonitorSignal(parseLine(bytes))
+    const event = logEntryEvent(entry);
+    const signal = event
+      ? toMonitorSignal(event)
       : { type: "activity" as const, eventType: "oversize" };
-    if (bytes && turn.sessionId === undefined) turn.sessionId = sessionIdOf(parseLine(bytes));
+    if (event) turn.sessionId ??= sessionIdOf(event);
     turn.signals.push({ at: entry.recvTs, signal });
     turn.lines += 1;
     turn.endedAt = Math.max(turn.endedAt, entry.recvTs);
@@ -159,11 +153,7 @@ export async function replayCommand(
   const turns = log ? await logTurns(file) : await captureTurns(file);
   const results = turns.map((turn, index) => {
     const simulation = simulate(turn.signals, {
-      idleTimeoutMs: options.idleTimeoutMs,
-      toolGraceMs: options.toolGraceMs,
-      exitGraceMs: options.exitGraceMs,
-      toolTimeouts: options.toolTimeouts,
-      ...(options.maxTurnMs === undefined ? {} : { maxTurnMs: options.maxTurnMs }),
+      ...monitorOptions(options),
       startedAt: turn.startedAt,
       until: turn.endedAt + tailMs,
     });
