@@ -1,13 +1,27 @@
-import { defineConfig } from "vitest/config";
+import { fileURLToPath } from "node:url";
+import { defineConfig, mergeConfig } from "vitest/config";
+
+/**
+ * Every package's tests: a throwaway HOME (see `vitest.global-setup.ts`), so no test, nor any
+ * process a test starts, can write to the real `~/.cursor-wrap`.
+ */
+export const packageTests = defineConfig({
+  test: {
+    globalSetup: [fileURLToPath(new URL("./vitest.global-setup.ts", import.meta.url))],
+  },
+});
 
 /**
  * For packages whose tests start real processes (the fake agent, the built CLI): generous
  * time limits, because on a loaded two-core machine a cold Node start alone can take a second.
  * Timing targets live in the benchmarks, not here.
  */
-export const realProcessTests = defineConfig({
-  test: {
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
-  },
-});
+export const realProcessTests = mergeConfig(
+  packageTests,
+  defineConfig({
+    test: {
+      testTimeout: 60_000,
+      hookTimeout: 60_000,
+    },
+  }),
+);

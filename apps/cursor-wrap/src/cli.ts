@@ -1,8 +1,15 @@
 import { CursorWrapError } from "@cursor-wrap/errors";
 import { cac } from "cac";
-import { envName, FLAGS, type FlagSpec, resolveRunOptions, suggestFlag } from "./options.js";
+import type { RunIo } from "./commands/run.js";
+import { type AnyFlag, FLAGS, flagFor, flagHelp, flagSyntax } from "./options/flags.js";
+import {
+  type GivenValue,
+  resolveOptions,
+  resolveRunOptions,
+  suggestFlag,
+} from "./options/resolve.js";
+import type { FlagKey } from "./options/run-options.js";
 import { printError } from "./print-error.js";
-import type { RunIo } from "./run.js";
 import { UsageError } from "./usage-error.js";
 
 declare const CURSOR_WRAP_VERSION: string;
@@ -10,22 +17,61 @@ declare const CURSOR_WRAP_VERSION: string;
 export const VERSION: string =
   typeof CURSOR_WRAP_VERSION === "string" ? CURSOR_WRAP_VERSION : "0.0.0-dev";
 
-function flagSyntax(spec: FlagSpec): string {
-  const long = `--${spec.name}${spec.value ? ` ${spec.value}` : ""}`;
-  return spec.short ? `-${spec.short}, ${long}` : long;
+const camel = (name: string): string =>
+  name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+/** Whether the command line (before `--`) sets a flag, in any of its forms. */
+function givenOnCommandLine(definition: AnyFlag, argv: readonly string[]): boolean {
+  const forms = [
+    `--${definition.name}`,
+    ...(definition.negatable ? [`--no-${definition.name}`] : []),
+    ...(definition.short ? [`-${definition.short}`] : []),
+  ];
+  for (const arg of argv) {
+    if (arg === "--") return false;
+    if (forms.some((form) => arg === form || arg.startsWith(`${form}=`))) return true;
+  }
+  return false;
 }
 
-function flagHelp(spec: FlagSpec): string {
-  return `${spec.description} (default: ${spec.defaultText}; env ${envName(spec.name)})`;
+/** The flags a command line gave, by long name, as cac parsed them (the last of repeats). */
+function givenFlags(
+  parsed: Record<string, unknown>,
+  argv: readonly string[],
+  flags: readonly AnyFlag[],
+): Map<string, GivenValue> {
+  const given = new Map<string, GivenValue>();
+  for (const definition of flags) {
+    if (!givenOnCommandLine(definition, argv)) continue;
+    let value = parsed[camel(definition.name)];
+    if (Array.isArray(value)) value = value.at(-1);
+    if (value === undefined) continue;
+    given.set(definition.name, typeof value === "boolean" ? value : String(value));
+  }
+  return given;
 }
 
-const REPLAY_FLAGS = [
-  "idle-timeout",
-  "tool-grace",
-  "tool-timeout",
-  "exit-grace",
-  "max-turn-duration",
-];
+function declare(
+  command: ReturnType<ReturnType<typeof cac>["command"]>,
+  flags: readonly AnyFlag[],
+): void {
+  for (const definition of flags) {
+    command.option(flagSyntax(definition), flagHelp(definition));
+    if (definition.negatable)
+      command.option(`--no-${definition.name}`, `Turn ${definition.name} off`);
+  }
+}
+
+/** The run flags `logs` and `replay` take too. */
+const LOGS_KEYS = ["logDir"] as const satisfies readonly FlagKey[];
+const REPLAY_KEYS = [
+  "idleTimeoutMs",
+  "toolGraceMs",
+  "toolTimeouts",
+  "exitGraceMs",
+  "maxTurnMs",
+] as const satisfies readonly FlagKey[];
+const flagsOf = (keys: readonly FlagKey[]): AnyFlag[] => keys.map((key) => flagFor(key) as AnyFlag);
 
 /**
  * The command line (R-CLI1): the run command with every flag, and the `logs`, `replay` and
@@ -40,34 +86,38 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
     "[...prompt]",
     "Run cursor-agent under supervision (interactive; -p for one prompt)",
   );
-  for (const spec of FLAGS) {
-    run.option(flagSyntax(spec), flagHelp(spec));
-    if (spec.negatable) run.option(`--no-${spec.name}`, `Turn ${spec.name} off`);
-  }
+  declare(run, FLAGS);
   run
     .example("cursor-wrap -p 'fix the failing test' > events.jsonl")
     .example("echo 'summarise the repo' | cursor-wrap -p --output-format text")
     .example("cursor-wrap --idle-timeout 2m --tool-timeout mcp=20m -- --stream-partial-output")
-    .action(async (prompt: string[], flags: Record<string, unknown>) => {
-      const options = resolveRunOptions(flags, argv, env, prompt);
-      const { runCommand } = await import("./run.js");
+    .action(async (prompt: string[], parsed: Record<string, unknown>) => {
+      const options = resolveRunOptions({
+        given: givenFlags(parsed, argv, FLAGS),
+        env,
+        positional: prompt,
+        passthrough: Array.isArray(parsed["--"]) ? (parsed["--"] as unknown[]).map(String) : [],
+      });
+      const { runCommand } = await import("./commands/run.js");
       return runCommand(options, io);
     });
 
-  cli
+  const logs = cli
     .command("logs [...args]", "List session logs, or `logs show <session|file>` to render one")
     .option("--flagged", "Only sessions that ended in a hang, linger, budget or error")
-    .option("--json", "Print JSON instead of a table")
-    .option(
-      "--log-dir <dir>",
-      `Directory of the session logs (default: ~/.cursor-wrap/logs; env ${envName("log-dir")})`,
-    )
-    .action(
-      async (args: string[], flags: { flagged?: boolean; json?: boolean; logDir?: string }) => {
-        const { logsCommand } = await import("./commands/logs.js");
-        return logsCommand(args, flags, io, env);
-      },
+    .option("--json", "Print JSON instead of a table");
+  declare(logs, flagsOf(LOGS_KEYS));
+  logs.action(async (args: string[], parsed: Record<string, unknown>) => {
+    const { logDir } = resolveOptions(LOGS_KEYS, {
+      given: givenFlags(parsed, argv, flagsOf(LOGS_KEYS)),
+      env,
+    });
+    const { logsCommand } = await import("./commands/logs.js");
+    return logsCommand(
+      { args, flagged: parsed.flagged === true, json: parsed.json === true, logDir },
+      io,
     );
+  });
 
   const replay = cli
     .command(
@@ -79,14 +129,22 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
       "--tail <duration>",
       "Keep the clock running this long after the last line (default: 0)",
     );
-  for (const name of REPLAY_FLAGS)
-    replay.option(
-      flagSyntax(FLAGS.find((spec) => spec.name === name)!),
-      flagHelp(FLAGS.find((spec) => spec.name === name)!),
-    );
-  replay.action(async (file: string, flags: Record<string, unknown>) => {
+  declare(replay, flagsOf(REPLAY_KEYS));
+  replay.action(async (file: string, parsed: Record<string, unknown>) => {
+    const thresholds = resolveOptions(REPLAY_KEYS, {
+      given: givenFlags(parsed, argv, flagsOf(REPLAY_KEYS)),
+      env,
+    });
     const { replayCommand } = await import("./commands/replay.js");
-    return replayCommand(file, flags, argv, io, env);
+    return replayCommand(
+      {
+        file,
+        json: parsed.json === true,
+        tail: typeof parsed.tail === "string" ? parsed.tail : undefined,
+        thresholds,
+      },
+      io,
+    );
   });
 
   cli
@@ -136,7 +194,7 @@ export async function runCli(
       );
       return 1;
     }
-    if (error instanceof UsageError) {
+    if (UsageError.isInstance(error)) {
       printError(io.stderr, `${error.message}; see cursor-wrap --help`);
       return 1;
     }

@@ -22,17 +22,12 @@ export type {
   ToolCallStartedEvent,
   UserEvent,
 } from "./schemas.js";
-export {
-  FAILURE_OUTCOMES,
-  PENDING_OUTCOMES,
-  schemaNameFor,
-  schemas,
-  toolSchemas,
-} from "./schemas.js";
+export { schemaNameFor, schemas, toolSchemas } from "./schemas.js";
 export type { ToolCallInfo, ToolResult } from "./tool-call.js";
-export { findToolKey, toolCallInfo, toolKindSpec, toolResult } from "./tool-call.js";
+export { toolCallInfo, toolKindSpec, toolResult } from "./tool-call.js";
 export type { ToolArgsSummary, ToolKindSpec, ToolSuccessSummary } from "./tool-kinds.js";
 export { TOOL_KINDS } from "./tool-kinds.js";
+export { FAILURE_OUTCOMES, PENDING_OUTCOMES } from "./tool-outcomes.js";
 export type {
   AgentEvent,
   Instant,

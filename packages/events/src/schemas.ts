@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { FAILURE_OUTCOMES, PENDING_OUTCOMES } from "./tool-outcomes.js";
 
 // Runtime validators for every event and tool shape seen in real captures or documented
 // (R-EV3). All objects are loose: unknown fields are kept, never an error, because cursor-agent
@@ -19,30 +20,6 @@ const Usage = z.looseObject({
 });
 
 // ─── Tool outcomes ───────────────────────────────────────────────────────────────────────────
-
-/** Outcome keys other than `success` that a `result` may hold (one per result). */
-export const FAILURE_OUTCOMES = [
-  "rejected",
-  "error",
-  "failure",
-  "timeout",
-  "spawnError",
-  "permissionDenied",
-  "readPermissionDenied",
-  "writePermissionDenied",
-  "fileNotFound",
-  "invalidFile",
-  "notFile",
-  "fileBusy",
-  "noSpace",
-  "sandboxUnsupported",
-  "notFound",
-  "serverNotFound",
-  "toolNotFound",
-] as const;
-
-/** Outcome keys that say the work continues. */
-export const PENDING_OUTCOMES = ["approved", "async", "stillRunning", "needsConfirmation"] as const;
 
 const Failure = z.looseObject({
   error: z.union([z.string(), Anything]).optional(),

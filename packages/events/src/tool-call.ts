@@ -1,15 +1,20 @@
 import { formatDuration } from "@cursor-wrap/monitor";
 import {
   TOOL_KINDS,
+  type ToolArgsSummary,
   type ToolKindSpec,
   type ToolSuccessSummary,
   unknownToolKind,
 } from "./tool-kinds.js";
+import { isPendingOutcome } from "./tool-outcomes.js";
 import type { AgentEvent, JsonObject } from "./types.js";
 import { firstLine, firstString, isObject, numberAt, objectAt, stringAt, tail } from "./values.js";
 
-/** A tool call as described by a `tool_call` event (R-EV4). */
-export interface ToolCallInfo {
+/**
+ * A tool call as described by a `tool_call` event (R-EV4): what its arguments say (label,
+ * declared timeout, command, path, pattern, …) plus where it sits in the stream.
+ */
+export interface ToolCallInfo extends Omit<ToolArgsSummary, "background"> {
   /** The exact decoded `call_id` (may contain newlines): match calls by this string. */
   callId: string;
   modelCallId?: string;
@@ -19,19 +24,8 @@ export interface ToolCallInfo {
   key: string;
   /** Short kind: `shell`, `read`, `mcp`, … */
   kind: string;
-  /** One-line summary of the call (R-FMT3). */
-  label: string;
-  /** Timeout the call declared, ms (shell `timeout`, await `blockUntilMs`). */
-  timeoutMs?: number;
   /** A background call returns at once and is not waited on. */
   background: boolean;
-  command?: string;
-  path?: string;
-  pattern?: string;
-  directory?: string;
-  url?: string;
-  query?: string;
-  mcp?: { provider?: string; tool?: string };
   /** The call's `args` object (empty when absent). */
   args: JsonObject;
 }
@@ -52,8 +46,6 @@ export interface ToolResult extends ToolSuccessSummary {
   /** The command, for shell results that carry it (also rejected ones, which have no args). */
   command?: string;
 }
-
-const NON_TERMINAL_OUTCOMES = new Set(["approved", "async", "stillRunning", "needsConfirmation"]);
 
 /**
  * The tool key inside a `tool_call` object: the key ending in `ToolCall`, or `function`. Newer
@@ -178,7 +170,7 @@ export function toolResult(event: AgentEvent): ToolResult | undefined {
     summary =
       outcome === "success"
         ? spec.summarize(isObject(payload) ? payload : {}, args)
-        : NON_TERMINAL_OUTCOMES.has(outcome)
+        : isPendingOutcome(outcome)
           ? { summary: outcome, ok: true }
           : failureSummary(outcome, payload);
   } catch {
@@ -190,7 +182,7 @@ export function toolResult(event: AgentEvent): ToolResult | undefined {
     ...base,
     outcome,
     ok: summary.ok ?? outcome === "success",
-    pending: NON_TERMINAL_OUTCOMES.has(outcome),
+    pending: isPendingOutcome(outcome),
   };
   const command = stringAt(payload, "command") ?? stringAt(args, "command");
   if (command !== undefined && spec.kind === "shell") toolResult.command = command;

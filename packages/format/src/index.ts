@@ -1,9 +1,6 @@
 export type { AssistantText } from "./assistant-text.js";
 export { createAssistantText } from "./assistant-text.js";
 export { createFormatter } from "./create-formatter.js";
-export { createJsonFormatter } from "./json.js";
-export { createStreamJsonFormatter } from "./stream-json.js";
-export { createTextFormatter } from "./text.js";
 export type {
   Formatter,
   FormatterOptions,

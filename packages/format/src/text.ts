@@ -13,6 +13,7 @@ import {
 import { formatDuration } from "@cursor-wrap/monitor";
 import { createColors } from "picocolors";
 import { createAssistantText } from "./assistant-text.js";
+import { createStatusLine } from "./status-line.js";
 import type { Formatter, FormatterOptions, Output, TurnSummary, WrapperDecision } from "./types.js";
 
 type Block = "text" | "tool" | "meta";
@@ -69,13 +70,17 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
   const now = options.now ?? (() => performance.now());
   const refreshMs = options.refreshMs ?? 1_000;
   const assistant = createAssistantText();
-  const running = new Map<string, { what: string; startedAt: number }>();
   let usage: Usage | undefined;
   let atLineStart = true;
   let lastBlock: Block | undefined;
-  let status = "";
-  let notice = "";
-  let timer: ReturnType<typeof setInterval> | undefined;
+  const status = createStatusLine({
+    out,
+    tty,
+    paint,
+    now,
+    refreshMs,
+    atLineStart: () => atLineStart,
+  });
 
   const emit = (text: string): void => {
     if (!text) return;
@@ -83,52 +88,15 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
     atLineStart = text.endsWith("\n");
   };
 
-  const statusText = (): string => {
-    const calls = [...running.values()];
-    const latest = calls.at(-1);
-    if (latest) {
-      const more = calls.length > 1 ? ` (+${calls.length - 1} more)` : "";
-      return `${paint.cyan("⏳")} ${latest.what} ${paint.dim(`· ${formatDuration(now() - latest.startedAt)}${more}`)}`;
-    }
-    return notice ? paint.dim(notice) : "";
-  };
-
-  const clearStatus = (): void => {
-    if (!status) return;
-    out.write("\r\u001b[2K");
-    status = "";
-  };
-
-  const drawStatus = (): void => {
-    if (!tty || !atLineStart) return;
-    const line = statusText();
-    if (!line) return;
-    out.write(line);
-    status = line;
-  };
-
-  const refresh = (): void => {
-    clearStatus();
-    drawStatus();
-    const wanted = tty && (running.size > 0 || notice !== "");
-    if (wanted && !timer) {
-      timer = setInterval(refresh, refreshMs);
-      timer.unref?.();
-    } else if (!wanted && timer) {
-      clearInterval(timer);
-      timer = undefined;
-    }
-  };
-
   const print = (text: string): void => {
-    clearStatus();
+    status.clear();
     emit(text);
-    drawStatus();
+    status.draw();
   };
 
   /** A whole line in a block; a blank line separates text from tool activity. */
   const line = (text: string, block: Block): void => {
-    clearStatus();
+    status.clear();
     if (!atLineStart) emit("\n");
     if (
       lastBlock !== undefined &&
@@ -138,7 +106,7 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
       emit("\n");
     lastBlock = block;
     emit(`${text}\n`);
-    drawStatus();
+    status.draw();
   };
 
   const describeCall = (info: ToolCallInfo | undefined, result?: ToolResult): string => {
@@ -155,7 +123,7 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
     if (message.form === "delta") {
       if (!show) return;
       if (atLineStart && lastBlock !== undefined && lastBlock !== "text") {
-        clearStatus();
+        status.clear();
         emit("\n");
       }
       lastBlock = "text";
@@ -176,10 +144,10 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
     if (!info) return;
     assistant.breakSegment();
     const what = `${describeCall(info)}${info.background ? paint.dim(" (background)") : ""}`;
-    running.set(info.callId, { what, startedAt: event.recvAt.mono });
+    status.toolStarted(info.callId, what, event.recvAt.mono);
     if (!tty) line(`⏳ ${what}`, "tool");
     else if (!atLineStart) print("\n");
-    refresh();
+    status.refresh();
   };
 
   const renderToolEnd = (event: JsonEvent): void => {
@@ -187,11 +155,10 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
     const result = toolResult(event);
     if (!info || !result) return;
     assistant.breakSegment();
-    const started = running.get(info.callId);
-    running.delete(info.callId);
+    const startedAt = status.toolEnded(info.callId);
     const elapsed =
       result.executionTimeMs ??
-      (started ? Math.max(0, event.recvAt.mono - started.startedAt) : undefined);
+      (startedAt === undefined ? undefined : Math.max(0, event.recvAt.mono - startedAt));
     const parts = [elapsed === undefined ? "" : formatDuration(elapsed), result.summary].filter(
       Boolean,
     );
@@ -204,7 +171,7 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
       for (const stderrLine of result.stderrTail.split("\n"))
         line(paint.dim(`    │ ${stderrLine}`), "tool");
     }
-    refresh();
+    status.refresh();
   };
 
   const renderJson = (event: JsonEvent): void => {
@@ -284,9 +251,9 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
   return {
     write(event: AgentEvent) {
       try {
-        if (notice) {
-          notice = "";
-          refresh();
+        if (status.notice) {
+          status.setNotice("");
+          status.refresh();
         }
         switch (event.kind) {
           case "json":
@@ -306,27 +273,25 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
     },
 
     wrapper(decision) {
-      running.clear();
-      notice = "";
+      status.reset();
       for (const text of decisionLines(decision)) line(text, "meta");
-      refresh();
+      status.refresh();
     },
 
     flush() {},
     notice(message) {
       if (tty) {
-        notice = `… ${message}`;
-        refresh();
+        status.setNotice(`… ${message}`);
+        status.refresh();
       } else {
         line(paint.dim(`… ${message}`), "meta");
       }
     },
 
     endTurn(summary: TurnSummary) {
-      running.clear();
-      notice = "";
-      refresh();
-      clearStatus();
+      status.reset();
+      status.refresh();
+      status.clear();
       if (!atLineStart) emit("\n");
       if (tty) {
         const parts = [
@@ -344,11 +309,7 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
     partialResult: () => assistant.text(),
 
     close() {
-      running.clear();
-      notice = "";
-      if (timer) clearInterval(timer);
-      timer = undefined;
-      clearStatus();
+      status.close();
     },
   };
 }

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseLine } from "@cursor-wrap/events";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listSessions, logEntryEvent, readSessionLog } from "./read-logs.js";
+import { logEntryEvent } from "./raw-record.js";
+import { listSessions, readSessionLog } from "./read-logs.js";
 import { openSessionLog } from "./session-log.js";
 
 let dir: string;
@@ -51,7 +52,7 @@ describe("readSessionLog", () => {
     log.raw(parseLine('{"type":"system","subtype":"init","session_id":"s"}'));
     log.raw(parseLine("T: oops"));
     log.decision("hang_detected", { verdict: "hang" });
-    log.close({ outcome: "hang", flagged: true });
+    log.close({ outcome: "hang", flagged: true, exit_code: 0 });
     const kinds: string[] = [];
     for await (const entry of readSessionLog(log.path)) {
       kinds.push(entry.kind === "record" ? String(entry.record.msg) : entry.kind);
@@ -74,7 +75,7 @@ describe("logEntryEvent", () => {
       parseLine(line, { mono: 1_000 + index, epoch: 1_770_000_000_000 + index }),
     );
     log.rawAll(logged);
-    log.close({ outcome: "completed", flagged: false });
+    log.close({ outcome: "completed", flagged: false, exit_code: 0 });
     const events = [];
     for await (const entry of readSessionLog(log.path)) {
       const event = logEntryEvent(entry);

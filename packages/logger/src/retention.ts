@@ -2,6 +2,9 @@ import { readdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { parseLogFileName } from "./file-names.js";
 
+/** How long session logs are kept by default: 7 days (flagged ones twice as long), ms. */
+export const DEFAULT_RETENTION_MS = 7 * 86_400_000;
+
 /** Options for {@link pruneLogs}. */
 export interface PruneOptions {
   /** Logs whose last write is older than this are deleted, ms; flagged logs live twice as long. */

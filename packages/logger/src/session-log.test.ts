@@ -67,7 +67,7 @@ describe("openSessionLog", () => {
     );
     log.setSessionId("another");
     expect(log.path).toContain("d43015b9");
-    log.close({ outcome: "completed", flagged: false });
+    log.close({ outcome: "completed", flagged: false, exit_code: 0 });
     expect(readdirSync(dir)).toEqual([
       "cursor-wrap-2026-11-22T12-05-01-123Z-d43015b9-0707-43f4-b2df-0bcea7891654.jsonl",
     ]);
@@ -90,7 +90,7 @@ describe("openSessionLog", () => {
     }
     log.raw(parseLine('{"type":"user","crlf":true}\r\n'));
     originals.push(Buffer.from('{"type":"user","crlf":true}'));
-    log.close({ outcome: "completed", flagged: false });
+    log.close({ outcome: "completed", flagged: false, exit_code: 0 });
     const lines = fileLines(log.path).filter((line) => line.includes('"msg":"raw_event"'));
     expect(lines).toHaveLength(originals.length);
     for (const [index, line] of lines.entries()) {
@@ -117,7 +117,7 @@ describe("openSessionLog", () => {
     log.raw(parseLine("[1,2,3]"));
     const invalid = Buffer.from([0x61, 0xff, 0x62]);
     log.raw(parseLine(invalid));
-    log.close({ outcome: "completed", flagged: false });
+    log.close({ outcome: "completed", flagged: false, exit_code: 0 });
     const raw = records(log.path).filter((record) => record.msg === "raw_event");
     expect(raw).toMatchObject([
       { level: 40, reason: "not-json", raw_text: "T: Named models unavailable" },
@@ -127,7 +127,7 @@ describe("openSessionLog", () => {
     // `a\xffb` starts with a letter, so it is bare text; invalid UTF-8 inside JSON keeps its bytes:
     const log2 = open();
     log2.raw(parseLine(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d])));
-    log2.close({ outcome: "completed", flagged: false });
+    log2.close({ outcome: "completed", flagged: false, exit_code: 0 });
     const entries = [];
     for await (const entry of readSessionLog(log2.path))
       if (entry.kind === "text") entries.push(entry);
@@ -139,7 +139,7 @@ describe("openSessionLog", () => {
     const framer = createLineFramer({ parseCap: 16 });
     for (const event of framer.push(Buffer.from(`{"type":"x","data":"${"y".repeat(10_000)}"}\n`)))
       log.raw(event);
-    log.close({ outcome: "completed", flagged: false });
+    log.close({ outcome: "completed", flagged: false, exit_code: 0 });
     const oversize = records(log.path).filter((record) => record.oversize === true);
     expect(oversize).toEqual([
       expect.objectContaining({
@@ -167,7 +167,7 @@ describe("openSessionLog", () => {
       vi.mocked(fs.writeSync).mock.calls.length + vi.mocked(fs.writevSync).mock.calls.length;
     expect(writes).toBe(4);
     expect(vi.mocked(fs.fsyncSync)).toHaveBeenCalledTimes(2);
-    log.close({ outcome: "hang", flagged: true });
+    log.close({ outcome: "hang", flagged: true, exit_code: 0 });
     expect(vi.mocked(fs.fsyncSync)).toHaveBeenCalledTimes(3); // and once at the end
     const all = records(log.path);
     expect(all.find((record) => record.msg === "tool_call_opened")).toMatchObject({
@@ -199,7 +199,7 @@ describe("openSessionLog", () => {
     log.rawAll(events);
     expect(vi.mocked(fs.writevSync)).toHaveBeenCalledTimes(1);
     expect(vi.mocked(fs.writeSync)).not.toHaveBeenCalled();
-    log.close({ outcome: "completed", flagged: false });
+    log.close({ outcome: "completed", flagged: false, exit_code: 0 });
     const raw = records(log.path).filter((record) => record.msg === "raw_event");
     expect(
       raw.map((record) => (record.raw as { type?: string } | undefined)?.type ?? record.raw_text),
@@ -219,7 +219,7 @@ describe("openSessionLog", () => {
       expect(vi.mocked(fs.fsyncSync)).not.toHaveBeenCalled();
       log.decision("hang_detected", {}, "error");
       expect(vi.mocked(fs.fsyncSync)).toHaveBeenCalledTimes(1); // urgent: at once, blocking
-      log.close({ outcome: "hang", flagged: true });
+      log.close({ outcome: "hang", flagged: true, exit_code: 0 });
       expect(vi.getTimerCount()).toBe(0);
     } finally {
       vi.useRealTimers();
@@ -239,7 +239,7 @@ describe("openSessionLog", () => {
       vi.advanceTimersByTime(100);
       expect(vi.mocked(fs.fsync)).toHaveBeenCalledTimes(1);
       expect(vi.mocked(fs.fsyncSync)).not.toHaveBeenCalled();
-      log.close({ outcome: "completed", flagged: false });
+      log.close({ outcome: "completed", flagged: false, exit_code: 0 });
     } finally {
       vi.useRealTimers();
     }
@@ -253,9 +253,11 @@ describe("openSessionLog", () => {
       vi.advanceTimersByTime(50);
       expect(vi.mocked(fs.fsync)).toHaveBeenCalledTimes(1);
       const fd = vi.mocked(fs.fsync).mock.calls[0]![0];
-      log.close({ outcome: "completed", flagged: false });
+      log.close({ outcome: "completed", flagged: false, exit_code: 0 });
       expect(vi.mocked(fs.closeSync)).not.toHaveBeenCalledWith(fd);
-      await vi.waitFor(() => expect(vi.mocked(fs.closeSync)).toHaveBeenCalledWith(fd));
+      await vi.waitFor(() => expect(vi.mocked(fs.closeSync)).toHaveBeenCalledWith(fd), {
+        timeout: 30_000,
+      });
       expect(records(log.path).at(-1)?.msg).toBe("session_end");
     } finally {
       vi.useRealTimers();
@@ -265,7 +267,7 @@ describe("openSessionLog", () => {
   it("flags the file of a session that ended in a hang", () => {
     const log = open();
     log.setSessionId("s1");
-    log.close({ outcome: "hang", flagged: true });
+    log.close({ outcome: "hang", flagged: true, exit_code: 0 });
     expect(log.path).toBe(join(dir, "cursor-wrap-2026-11-22T12-05-01-123Z-s1.flagged.jsonl"));
     expect(readdirSync(dir)).toEqual(["cursor-wrap-2026-11-22T12-05-01-123Z-s1.flagged.jsonl"]);
   });
@@ -274,7 +276,7 @@ describe("openSessionLog", () => {
     const log = open();
     log.stderr(Buffer.from('{"type":"assistant"}'));
     log.stderr(Buffer.from("Authentication required"));
-    log.close({ outcome: "error", flagged: true });
+    log.close({ outcome: "error", flagged: true, exit_code: 0 });
     expect(records(log.path).filter((record) => record.stream === "stderr")).toMatchObject([
       { level: 20, msg: "stderr_event", raw_text: '{"type":"assistant"}' },
       { level: 40, msg: "agent_stderr", raw_text: "Authentication required" },
@@ -297,7 +299,7 @@ describe("openSessionLog", () => {
     );
     log.warn({ summary: "Authentication required" }, "agent_stderr");
     log.raw(parseLine("T: raw lines never reach the console"));
-    log.close({ outcome: "hang", flagged: true });
+    log.close({ outcome: "hang", flagged: true, exit_code: 0 });
     expect(printed).toBe(
       "cursor-wrap error: hang detected: no output for 1m with no tool running\n" +
         "cursor-wrap warn: agent stderr: Authentication required\n",
@@ -312,7 +314,7 @@ describe("openSessionLog", () => {
     });
     const log = open({ console: { stream: console, level: "info", color: true } });
     log.decision("spawned", { pid: 42 });
-    log.close({ outcome: "completed", flagged: false });
+    log.close({ outcome: "completed", flagged: false, exit_code: 0 });
     expect(printed).toContain("\u001b[");
     expect(printed.replace(/\u001b\[\d+m/g, "")).toContain("cursor-wrap info: spawned: pid=42");
   });
@@ -357,7 +359,7 @@ describe("openSessionLog", () => {
     log.decision("tool_call_opened", {});
     log.raw(parseLine('{"type":"user","n":3}'));
     expect(log.incomplete).toBe(true);
-    log.close({ outcome: "completed", flagged: false });
+    log.close({ outcome: "completed", flagged: false, exit_code: 0 });
     expect(printed.match(/log write failed/g)).toHaveLength(1);
     expect(printed).toContain("ENOSPC: the session log");
     expect(log.path).toMatch(/-unknown\.incomplete\.jsonl$/);

@@ -1,14 +1,4 @@
-import {
-  closeSync,
-  fsync,
-  fsyncSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  renameSync,
-  writeSync,
-  writevSync,
-} from "node:fs";
+import { mkdirSync, openSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { AgentEvent } from "@cursor-wrap/events";
 import { pino } from "pino";
@@ -19,10 +9,12 @@ import {
   type LevelName,
   renderConsoleLine,
 } from "./console-sink.js";
+import { createDurableFile } from "./durable-file.js";
 import { LogDirError } from "./errors.js";
 import { type LogTag, logFileName } from "./file-names.js";
-import { mayContainSecret, redact } from "./redact.js";
-import { pruneLogs } from "./retention.js";
+import { encodeRawRecords } from "./raw-record.js";
+import { redact } from "./redact.js";
+import { DEFAULT_RETENTION_MS, pruneLogs } from "./retention.js";
 
 /** Options for {@link openSessionLog}. */
 export interface SessionLogOptions {
@@ -32,7 +24,7 @@ export interface SessionLogOptions {
   console?: ConsoleSinkOptions;
   /** Redact secrets in the file log (R-LOG6). Default true. */
   redact?: boolean;
-  /** Delete logs older than this at start-up, ms (flagged ones live twice as long). Default 7 days; 0 keeps everything. */
+  /** Delete logs older than this at start-up, ms (flagged ones live twice as long). Default {@link DEFAULT_RETENTION_MS} (7 days); 0 keeps everything. */
   retentionMs?: number;
   /** fsync after every decision record and at close (R-LOG4). Default true. */
   fsync?: boolean;
@@ -40,13 +32,36 @@ export interface SessionLogOptions {
   now?: () => number;
 }
 
-/** How a session ended, for the final record and the flag in the file name. */
+/**
+ * How a session ended: the fields of the final `session_end` record (snake_case, as written)
+ * and the flag in the file name. `listSessions()` reads the same fields back.
+ */
 export interface SessionEnd {
+  /** `completed`, `hang`, `failure`, `signal SIGINT`, `crash`, … */
   outcome: string;
-  /** Outcomes that flag the log for review (hang, linger, budget, error, …). */
+  /** The session deserves a look (hang, linger, budget, error, …): the file name says so. */
   flagged: boolean;
-  [field: string]: unknown;
+  /** The wrapper's exit code. */
+  exit_code: number;
+  /** Turns run, retries included. */
+  turns?: number;
+  /** Wall time of the whole invocation, ms. */
+  duration_ms?: number;
+  /** The agent session, once known. */
+  session_id?: string;
 }
+
+/** The records a session log writes by itself (the caller's decisions come on top), by message. */
+export const SESSION_LOG_RECORDS = [
+  "session_start",
+  "session_end",
+  "raw_event",
+  "raw_event_end",
+  "agent_stderr",
+  "stderr_event",
+  "log_renamed",
+  "log_rename_failed",
+] as const;
 
 /** Extra fields of a record. */
 export type Fields = Record<string, unknown>;
@@ -84,12 +99,6 @@ export interface SessionLog {
   /** Write the final record, fsync, close, and flag the file name if needed. Idempotent. */
   close(end: SessionEnd): void;
 }
-
-const DAY = 86_400_000;
-const RAW_HEAD_BYTES = 4_096;
-const RECORD_END = Buffer.from("}\n");
-const SYNC_SOON_MS = 50;
-const BACKGROUND_SYNC_BYTES = 8 * 1024 * 1024;
 
 function ensureDirectory(dir: string): void {
   try {
@@ -132,25 +141,24 @@ function createFile(dir: string, startedAt: number): { fd: number; path: string;
 export function openSessionLog(options: SessionLogOptions): SessionLog {
   const now = options.now ?? Date.now;
   const shouldRedact = options.redact ?? true;
-  const shouldFsync = options.fsync ?? true;
   ensureDirectory(options.dir);
   const pruned =
     options.retentionMs === 0
       ? []
-      : pruneLogs(options.dir, { retentionMs: options.retentionMs ?? 7 * DAY, now: now() });
+      : pruneLogs(options.dir, {
+          retentionMs: options.retentionMs ?? DEFAULT_RETENTION_MS,
+          now: now(),
+        });
   const startedAt = now();
-  let { fd, path, name: sessionPart } = createFile(options.dir, startedAt);
+  const created = createFile(options.dir, startedAt);
+  let sessionPart = created.name;
   let sessionId: string | undefined;
-  let size = 0;
-  let incomplete = false;
-  let failedWrites = 0;
   let closed = false;
   const consoleOptions = options.console;
   let consoleLevel: number = consoleOptions ? LEVELS[consoleOptions.level] : LEVELS.silent;
   const consoleColor = consoleOptions
     ? (consoleOptions.color ?? colorFor(consoleOptions.stream))
     : false;
-
   const consoleSkip = new Set(consoleOptions?.skip ?? []);
 
   const printConsole = (level: number, message: string, fields: Fields): void => {
@@ -159,77 +167,17 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     consoleOptions.stream.write(shouldRedact ? redact(line) : line);
   };
 
-  const writeFailed = (error: unknown): void => {
-    failedWrites += 1;
-    // A partial record would leave a line that is not JSON: cut the file back to the last whole record.
-    try {
-      ftruncateSync(fd, size);
-    } catch {
-      // the file stays as it is; readers skip a damaged last line
-    }
-    if (incomplete) return;
-    incomplete = true;
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    printConsole(LEVELS.warn, "log_write_failed", {
-      summary: `${code}: the session log ${path} is incomplete; the agent's output is not affected`,
-    });
-  };
-
-  /**
-   * Write whole records with one write(2) (writev for several parts); never throws. After a
-   * failure the file is cut back to the last whole record.
-   */
-  const writeRecords = (parts: Buffer[]): void => {
-    if (closed || parts.length === 0) return;
-    try {
-      let total = 0;
-      for (const part of parts) total += part.length;
-      const written = parts.length === 1 ? writeSync(fd, parts[0]!) : writevSync(fd, parts);
-      if (written !== total) throw Object.assign(new Error("short write"), { code: "ENOSPC" });
-      size += written;
-      // Flush heavy output to disk as it goes, off the event loop, so the fsync at the end
-      // (and the ones of decisions) only has the last few megabytes left to write.
-      unsynced += written;
-      if (unsynced >= BACKGROUND_SYNC_BYTES) syncSoon();
-    } catch (error) {
-      writeFailed(error);
-    }
-  };
-  const writeRecord = (record: string): void => writeRecords([Buffer.from(record, "utf8")]);
-
-  let syncTimer: ReturnType<typeof setTimeout> | undefined;
-  let syncing = false;
-  let unsynced = 0;
-  let closeWhenSynced = false;
-  const sync = (): void => {
-    if (!shouldFsync || closed) return;
-    if (syncTimer) clearTimeout(syncTimer);
-    syncTimer = undefined;
-    unsynced = 0;
-    try {
-      fsyncSync(fd);
-    } catch (error) {
-      writeFailed(error);
-    }
-  };
-  // Routine decisions (a tool call opened or closed) share one fsync at most SYNC_SOON_MS later,
-  // run off the event loop: thousands of tool calls must not cost thousands of blocking fsyncs,
-  // each flushing everything streamed since the last one. write(2) has already made the records
-  // safe from a crash of the wrapper; the fsync is about a crash of the machine.
-  const syncSoon = (): void => {
-    if (!shouldFsync || closed || syncTimer || syncing) return;
-    syncTimer = setTimeout(() => {
-      syncTimer = undefined;
-      if (closed) return;
-      syncing = true;
-      unsynced = 0;
-      fsync(fd, () => {
-        syncing = false;
-        if (closeWhenSynced) closeSync(fd);
+  const file = createDurableFile({
+    fd: created.fd,
+    path: created.path,
+    fsync: options.fsync ?? true,
+    onFirstFailure(error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      printConsole(LEVELS.warn, "log_write_failed", {
+        summary: `${code}: the session log ${file.path} is incomplete; the agent's output is not affected`,
       });
-    }, SYNC_SOON_MS);
-    syncTimer.unref?.();
-  };
+    },
+  });
 
   // pino serialises every record except raw lines; this destination writes them to the file
   // and hands the level and fields to the console sink (pino's metadata protocol).
@@ -239,7 +187,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     lastMsg: "",
     lastObj: {} as Fields,
     write(line: string) {
-      writeRecord(line);
+      file.write([Buffer.from(line, "utf8")]);
       printConsole(this.lastLevel, this.lastMsg, this.lastObj);
     },
   };
@@ -253,74 +201,26 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     },
     destination,
   );
-
-  const rawPrefix = (level: number, recvTs: number, message = "raw_event"): string =>
-    `{"level":${level},"time":${now()},"msg":"${message}","recv_ts":${recvTs}`;
-
-  const eolField = (eol: string): string => (eol === "\n" ? "" : `,"eol":${JSON.stringify(eol)}`);
-
-  const text = (record: string): Buffer =>
-    Buffer.from(shouldRedact ? redact(record) : record, "utf8");
-
-  /** The bytes of the raw record(s) for one event: the line itself is embedded, not copied. */
-  const rawParts = (event: AgentEvent): Buffer[] => {
-    const recvTs = event.recvAt.epoch;
-    switch (event.kind) {
-      case "json": {
-        const prefix = `${rawPrefix(LEVELS.debug, recvTs)}${eolField(event.eol)},"raw":`;
-        // The line was already decoded to be parsed: search that text, not the bytes again.
-        if (shouldRedact && mayContainSecret(event.text)) {
-          return [Buffer.from(redact(`${prefix}${event.text}}\n`), "utf8")];
-        }
-        return [Buffer.from(prefix, "latin1"), event.line, RECORD_END];
-      }
-      case "text": {
-        const base64 =
-          event.reason === "invalid-utf8" ? `,"raw_base64":"${event.line.toString("base64")}"` : "";
-        return [
-          text(
-            `${rawPrefix(LEVELS.warn, recvTs)}${eolField(event.eol)},"reason":"${event.reason}"${base64},"raw_text":${JSON.stringify(event.text)}}\n`,
-          ),
-        ];
-      }
-      case "oversize": {
-        const parts: Buffer[] = [];
-        if (event.first) {
-          const head = JSON.stringify(event.line.subarray(0, RAW_HEAD_BYTES).toString("utf8"));
-          parts.push(
-            text(
-              `${rawPrefix(LEVELS.warn, recvTs)},"oversize":true,"truncated":true,"raw_head":${head}}\n`,
-            ),
-          );
-        }
-        if (event.final) {
-          parts.push(
-            text(
-              `${rawPrefix(LEVELS.warn, recvTs, "raw_event_end")},"oversize":true,"bytes":${event.totalBytes}}\n`,
-            ),
-          );
-        }
-        return parts;
-      }
-    }
-  };
+  const rawOptions = { now, redact: shouldRedact };
 
   const log: SessionLog = {
     get path() {
-      return path;
+      return file.path;
     },
     get incomplete() {
-      return incomplete;
+      return file.incomplete;
     },
 
     raw(event) {
-      writeRecords(rawParts(event));
+      if (!closed) file.write(encodeRawRecords(event, rawOptions));
     },
 
     rawAll(events) {
+      if (closed) return;
       const parts: Buffer[] = [];
-      for (const event of events) for (const part of rawParts(event)) parts.push(part);
-      writeRecords(parts);
+      for (const event of events)
+        for (const part of encodeRawRecords(event, rawOptions)) parts.push(part);
+      file.write(parts);
     },
 
     stderr(line) {
@@ -333,8 +233,8 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
 
     decision(message, fields = {}, level = "info", options = {}) {
       logger[level](fields, message);
-      if (options.sync === "soon") syncSoon();
-      else sync();
+      if (options.sync === "soon") file.syncSoon();
+      else file.syncNow();
     },
     debug: (fields, message) => logger.debug(fields, message),
     info: (fields, message) => logger.info(fields, message),
@@ -349,46 +249,33 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
       if (sessionId !== undefined || closed || !id) return;
       sessionId = id;
       const part = id.replace(/[^A-Za-z0-9_-]/g, "_");
-      const next = join(dirname(path), logFileName({ startedAt, sessionId: part, tags: [] }));
-      try {
-        renameSync(path, next);
-        path = next;
+      const next = join(dirname(file.path), logFileName({ startedAt, sessionId: part, tags: [] }));
+      if (file.rename(next)) {
         sessionPart = part;
-        logger.debug({ session_id: id, path }, "log_renamed");
-      } catch (error) {
-        logger.warn({ err: error, session_id: id }, "log_rename_failed");
+        logger.debug({ session_id: id, path: next }, "log_renamed");
+      } else {
+        logger.warn({ session_id: id }, "log_rename_failed");
       }
     },
 
     close(end) {
       if (closed) return;
-      logger.debug({ ...end, incomplete, failed_writes: failedWrites }, "session_end");
-      sync();
+      const record: SessionEnd & { incomplete: boolean; failed_writes: number } = {
+        ...end,
+        incomplete: file.incomplete,
+        failed_writes: file.failedWrites,
+      };
+      logger.debug(record, "session_end");
+      file.close();
       closed = true;
-      if (syncing) {
-        // An fsync is running on another thread: close the descriptor when it is done.
-        closeWhenSynced = true;
-      } else {
-        try {
-          closeSync(fd);
-        } catch {
-          // already unusable: nothing more to do
-        }
-      }
       const tags: LogTag[] = [];
       if (end.flagged) tags.push("flagged");
-      if (incomplete) tags.push("incomplete");
+      if (file.incomplete) tags.push("incomplete");
       if (tags.length === 0) return;
-      const flaggedPath = join(
-        dirname(path),
-        logFileName({ startedAt, sessionId: sessionPart, tags }),
+      // The flag only helps `logs --flagged`; if the rename fails the log itself is complete.
+      file.rename(
+        join(dirname(file.path), logFileName({ startedAt, sessionId: sessionPart, tags })),
       );
-      try {
-        renameSync(path, flaggedPath);
-        path = flaggedPath;
-      } catch {
-        // the flag only helps `logs --flagged`; the log itself is complete
-      }
     },
   };
 
@@ -398,7 +285,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
       pid: process.pid,
       node: process.version,
       platform: process.platform,
-      log_path: path,
+      log_path: file.path,
       pruned_logs: pruned.length,
     },
     "debug",

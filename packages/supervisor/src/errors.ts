@@ -2,6 +2,7 @@ import { CursorWrapError } from "@cursor-wrap/errors";
 
 /** The agent binary could not be started (R-SUP6): missing, not executable, or spawn failed. */
 export class AgentSpawnError extends CursorWrapError {
+  static override readonly marker: string = "cursor-wrap.error.agent-spawn";
   /** The binary as given (`--agent-bin`). */
   readonly bin: string;
   /** The system error code (`ENOENT`, `EACCES`, …), when there is one. */
@@ -21,6 +22,8 @@ export class AgentSpawnError extends CursorWrapError {
 
 /** `pty: true` was asked for but no pty package could be loaded (R-SUP5). */
 export class PtyUnavailableError extends CursorWrapError {
+  static override readonly marker: string = "cursor-wrap.error.pty-unavailable";
+
   constructor(cause?: unknown) {
     super(
       "PTY_UNAVAILABLE",

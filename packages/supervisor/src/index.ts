@@ -2,7 +2,7 @@ export type { AgentArgsOptions } from "./build-args.js";
 export { buildArgs } from "./build-args.js";
 export { AgentSpawnError, PtyUnavailableError } from "./errors.js";
 export type { KillStep, KillTreeOptions, KillTreeResult } from "./kill-tree.js";
-export { killTree, killTreeSync } from "./kill-tree.js";
+export { killTree } from "./kill-tree.js";
 export type { PtyModule } from "./load-pty.js";
 export { loadPty } from "./load-pty.js";
 export type { ProcessEntry } from "./process-tree.js";
@@ -15,6 +15,11 @@ export type {
   StartOptions,
   SupervisorLogger,
 } from "./start.js";
-export { start } from "./start.js";
+export {
+  DEFAULT_DRAIN_GRACE_MS,
+  DEFAULT_KILL_GRACE_MS,
+  SUPERVISOR_RECORDS,
+  start,
+} from "./start.js";
 export type { ControlStripper } from "./terminal-controls.js";
 export { createControlStripper } from "./terminal-controls.js";

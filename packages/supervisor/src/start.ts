@@ -29,6 +29,13 @@ export interface KillReport extends ExitInfo {
   durationMs: number;
 }
 
+/** The records the supervisor writes to its logger, by message. */
+export const SUPERVISOR_RECORDS = [
+  "kill_step",
+  "kill_survivors",
+  "stdout_held_open_after_exit",
+] as const;
+
 /** The small logger interface the supervisor reports to (pino's call shape). */
 export interface SupervisorLogger {
   info(fields: Record<string, unknown>, message: string): void;
@@ -57,9 +64,9 @@ export interface StartOptions {
    * one stream with terminal control sequences removed, and the prompt becomes the last argument.
    */
   pty?: boolean | PtySize;
-  /** Time between SIGTERM and SIGKILL when killing, ms. Default 3000. */
+  /** Time between SIGTERM and SIGKILL when killing, ms. Default {@link DEFAULT_KILL_GRACE_MS}. */
   killGraceMs?: number;
-  /** How long after the agent's exit its stdout may stay open (held by a descendant), ms. Default 2000. */
+  /** How long after the agent's exit its stdout may stay open (held by a descendant), ms. Default {@link DEFAULT_DRAIN_GRACE_MS}. */
   drainGraceMs?: number;
   logger?: SupervisorLogger;
 }
@@ -74,8 +81,9 @@ export interface AgentProcess {
   /** Resolves when the process exits. */
   readonly exited: Promise<ExitInfo>;
   /**
-   * Resolves when the turn is over (R-SUP6b): the process exited and its stdout reached EOF,
-   * or `drainGraceMs` after the exit if a descendant keeps stdout open (stdout is then closed).
+   * Resolves when the turn is over (R-SUP6b): the process exited and its stdout and stderr
+   * reached EOF, or `drainGraceMs` after the exit if a descendant keeps them open (they are
+   * then closed).
    */
   readonly closed: Promise<ExitInfo>;
   /** Exit info once the process has exited. */
@@ -94,6 +102,26 @@ export interface AgentProcess {
 }
 
 const DEFAULT_PTY: PtySize = { cols: 80, rows: 24 };
+
+/** Default time between SIGTERM and SIGKILL when killing the agent's tree, ms. */
+export const DEFAULT_KILL_GRACE_MS = 3_000;
+
+/** Default time the agent's output may stay open after it exited, ms (R-SUP6b). */
+export const DEFAULT_DRAIN_GRACE_MS = 2_000;
+
+/**
+ * Resolves once the handles closed so far have been released: libuv runs close callbacks at
+ * the end of a loop iteration, after `setImmediate` callbacks, so two of them get past it.
+ */
+function afterClosingHandles(): Promise<void> {
+  return new Promise((resolveLater) => setImmediate(() => setImmediate(resolveLater)));
+}
+
+/** Resolves once a stream has ended or been destroyed, and closed. */
+function closeOf(stream: Readable): Promise<void> {
+  if (stream.closed || stream.destroyed) return Promise.resolve();
+  return new Promise((resolveClose) => stream.once("close", () => resolveClose()));
+}
 
 function signalName(value: number | string | null | undefined): NodeJS.Signals | null {
   if (value === null || value === undefined || value === 0) return null;
@@ -158,37 +186,31 @@ export async function start(options: StartOptions): Promise<AgentProcess> {
       )
     : await launchPipes(path, options, childEnv, cwd);
 
-  const killGraceMs = options.killGraceMs ?? 3_000;
-  const drainGraceMs = options.drainGraceMs ?? 2_000;
+  const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const drainGraceMs = options.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS;
   let exitInfo: ExitInfo | undefined;
   const exited = launched.exited.then((info) => {
     exitInfo = info;
     return info;
   });
-  const closed = exited.then(
-    (info) =>
-      new Promise<ExitInfo>((resolveClosed) => {
-        const stdout = launched.stdout;
-        if (stdout.readableEnded || stdout.destroyed) return resolveClosed(info);
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const finish = (): void => {
-          clearTimeout(timer);
-          resolveClosed(info);
-        };
-        stdout.once("end", finish);
-        stdout.once("close", finish);
-        const expire = (): void => {
-          // Data still waiting for a slow reader is the agent's own output: keep waiting for it.
-          if (stdout.readableLength > 0) {
-            timer = setTimeout(expire, drainGraceMs);
-            return;
-          }
-          options.logger?.info({ drain_grace_ms: drainGraceMs }, "stdout_held_open_after_exit");
-          launched.release();
-        };
+  // The turn is over once every output stream has been read to its end (and closed), or
+  // drainGraceMs after the exit if a descendant keeps one open: then they are released.
+  const closed = exited.then(async (info) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expire = (): void => {
+      // Data still waiting for a slow reader is the agent's own output: keep waiting for it.
+      if (launched.stdout.readableLength > 0) {
         timer = setTimeout(expire, drainGraceMs);
-      }),
-  );
+        return;
+      }
+      options.logger?.info({ drain_grace_ms: drainGraceMs }, "stdout_held_open_after_exit");
+      launched.release();
+    };
+    timer = setTimeout(expire, drainGraceMs);
+    await launched.outputClosed;
+    clearTimeout(timer);
+    return info;
+  });
 
   let killing: Promise<KillReport> | undefined;
   return {
@@ -249,6 +271,8 @@ interface Launched {
   stdout: Readable;
   stderr: Readable | undefined;
   exited: Promise<ExitInfo>;
+  /** Resolves when every output stream of the agent has ended and closed. */
+  outputClosed: Promise<void>;
   /** Stop reading the agent's output (its stdout is held open by a descendant). */
   release(): void;
   resize(size: PtySize): void;
@@ -297,6 +321,11 @@ async function launchPipes(
     stdout: child.stdout,
     stderr,
     exited,
+    // 'close': the process exited and all of its pipes closed. Their handles are released at
+    // the end of a later turn of the event loop: wait for that too, so a turn leaves nothing.
+    outputClosed: new Promise<void>((resolveClose) =>
+      child.once("close", () => resolveClose()),
+    ).then(afterClosingHandles),
     release() {
       child.stdout.destroy();
       child.stderr.destroy();
@@ -354,6 +383,7 @@ async function launchPty(
     stdout,
     stderr: undefined,
     exited,
+    outputClosed: closeOf(stdout),
     release() {
       dataSubscription.dispose();
       stdout.push(null);

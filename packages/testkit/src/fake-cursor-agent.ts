@@ -139,11 +139,18 @@ async function main(): Promise<number> {
   });
 }
 
+/** Resolves once everything written to `stream` so far has been handed to the system. */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => stream.write("", () => resolve()));
+}
+
 process.stdout.on("error", () => process.exit(1));
 main().then(
-  (code) => {
-    // Let stdout drain before exiting, as a real CLI would.
-    process.stdout.write("", () => process.exit(code));
+  async (code) => {
+    // Let stdout and stderr drain before exiting, as a real CLI would: on a pipe, writes are
+    // asynchronous, and process.exit() drops whatever a slow reader has not taken yet.
+    await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+    process.exit(code);
   },
   (error: unknown) => {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);

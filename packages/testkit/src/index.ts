@@ -5,4 +5,4 @@ export { realCapture, realCaptures, realCapturesDir } from "./captures.js";
 export type { FakeAgentOptions, Invocation } from "./fake-agent.js";
 export { fakeAgentBin, fakeAgentEnv, isAlive, readInvocations, readPids } from "./fake-agent.js";
 export type { ScenarioContext, Step } from "./scenarios.js";
-export { scenarioNames, scenarios } from "./scenarios.js";
+export { scenarios } from "./scenarios.js";

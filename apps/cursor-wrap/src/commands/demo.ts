@@ -2,8 +2,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createColors } from "picocolors";
-import { resolveRunOptions } from "../options.js";
-import { type RunIo, runCommand } from "../run.js";
+import { resolveRunOptions } from "../options/resolve.js";
+import { type RunIo, runCommand } from "./run.js";
 
 interface DemoStep {
   title: string;
@@ -52,7 +52,7 @@ export async function demoCommand(io: RunIo): Promise<number> {
   const { fakeAgentBin } = await import("@cursor-wrap/testkit");
   const paint = createColors(io.stdout.isTTY === true);
   const logDir = mkdtempSync(join(tmpdir(), "cursor-wrap-demo-"));
-  const base = resolveRunOptions({}, [], {}, []);
+  const base = resolveRunOptions({ given: new Map(), env: {} });
   let failures = 0;
   for (const step of STEPS) {
     io.stdout.write(`\n${paint.bold(`▶ ${step.title}`)}\n\n`);

@@ -9,21 +9,20 @@ import {
   renderConsoleLine,
   type SessionSummary,
 } from "@cursor-wrap/logger";
-import type { Reason } from "@cursor-wrap/monitor";
-import { formatDuration } from "@cursor-wrap/monitor";
-import { defaultLogDir, envName } from "../options.js";
-import type { RunIo } from "../run.js";
+import { formatDuration, type Reason } from "@cursor-wrap/monitor";
+import { RECORDS, type RecordFields, type RecordName, verdictOf } from "../log-records.js";
 import { UsageError } from "../usage-error.js";
+import type { RunIo } from "./run.js";
 
-/** Options of `cursor-wrap logs`. */
-export interface LogsFlags {
-  flagged?: boolean;
-  json?: boolean;
-  logDir?: string;
-}
-
-function logDirOf(flags: LogsFlags, env: NodeJS.ProcessEnv): string {
-  return flags.logDir ?? env[envName("log-dir")] ?? defaultLogDir();
+/** Options of `cursor-wrap logs` and `cursor-wrap logs show`. */
+export interface LogsOptions {
+  /** `[]` to list; `["show", <session|file>]` to render one. */
+  args: readonly string[];
+  /** Only flagged sessions. */
+  flagged: boolean;
+  /** JSON instead of a table. */
+  json: boolean;
+  logDir: string;
 }
 
 function localTime(epochMs: number): string {
@@ -65,10 +64,21 @@ function findLog(dir: string, target: string): string {
   return match.path;
 }
 
-const VERDICTS: Record<string, "hang" | "linger" | "budget"> = {
-  hang_detected: "hang",
-  linger_detected: "linger",
-  budget_exceeded: "budget",
+/** The table's name for a record, if `record.msg` is one. */
+function recordName(record: Record<string, unknown>): RecordName | undefined {
+  const name = record.msg;
+  return typeof name === "string" && Object.hasOwn(RECORDS, name)
+    ? (name as RecordName)
+    : undefined;
+}
+
+/** Logs written before retry records carried their reason. */
+const UNRECORDED_REASON: Reason = {
+  kind: "none",
+  idleMs: 0,
+  openCallCount: 0,
+  openCalls: [],
+  message: "reason not recorded",
 };
 
 /** Render a session log with the text formatter: the agent's output and the wrapper's decisions. */
@@ -97,36 +107,56 @@ async function showLog(path: string, io: RunIo): Promise<void> {
         break;
       case "record": {
         const { record } = entry;
-        const message = String(record.msg);
-        const verdict = VERDICTS[message];
-        if (message === "agent_spawn") {
-          turn += 1;
-          io.stdout.write(`── turn ${turn} ${"─".repeat(40)}\n`);
-        } else if (verdict && record.reason) {
-          formatter.wrapper({
-            kind: verdict,
-            reason: record.reason as Reason,
-            terminal: verdict !== "linger",
-            ...(sessionId ? { sessionId } : {}),
-          });
-        } else if (message === "retry") {
-          formatter.wrapper({
-            kind: "retry",
-            attempt: Number(record.attempt),
-            maxAttempts: Number(record.max_attempts),
-            prompt: String(record.prompt),
-            reason: { kind: "none", idleMs: 0, openCallCount: 0, openCalls: [], message: "" },
-          });
-        } else if (message === "turn_end") {
-          formatter.endTurn({
-            durationMs: Number(record.duration_ms ?? 0),
-            toolCalls: Number(record.tool_calls ?? 0),
-            outcome: String(record.outcome),
-          });
-        } else if (typeof record.level === "number" && record.level >= 40) {
-          io.stdout.write(
-            renderConsoleLine(record.level, message, record, io.stdout.isTTY === true),
-          );
+        const name = recordName(record);
+        switch (name ? RECORDS[name].show : undefined) {
+          case "turn-start":
+            turn += 1;
+            io.stdout.write(`── turn ${turn} ${"─".repeat(40)}\n`);
+            break;
+          case "verdict": {
+            const verdict = verdictOf(String(record.msg));
+            const fields = record as Partial<RecordFields["hang_detected"]>;
+            if (verdict && fields.reason) {
+              formatter.wrapper({
+                kind: verdict,
+                reason: fields.reason,
+                terminal: verdict !== "linger",
+                ...(sessionId ? { sessionId } : {}),
+              });
+            }
+            break;
+          }
+          case "retry": {
+            const fields = record as Partial<RecordFields["retry"]>;
+            formatter.wrapper({
+              kind: "retry",
+              attempt: Number(fields.attempt),
+              maxAttempts: Number(fields.max_attempts),
+              prompt: String(fields.prompt),
+              reason: fields.reason ?? UNRECORDED_REASON,
+            });
+            break;
+          }
+          case "turn-end": {
+            const fields = record as Partial<RecordFields["turn_end"]>;
+            formatter.endTurn({
+              durationMs: Number(fields.duration_ms ?? 0),
+              toolCalls: Number(fields.tool_calls ?? 0),
+              outcome: String(fields.outcome),
+            });
+            break;
+          }
+          default:
+            if (typeof record.level === "number" && record.level >= 40) {
+              io.stdout.write(
+                renderConsoleLine(
+                  record.level,
+                  String(record.msg),
+                  record,
+                  io.stdout.isTTY === true,
+                ),
+              );
+            }
         }
       }
     }
@@ -135,13 +165,8 @@ async function showLog(path: string, io: RunIo): Promise<void> {
 }
 
 /** `cursor-wrap logs [--flagged] [--json]` and `cursor-wrap logs show <session|file>` (R-CLI6). */
-export async function logsCommand(
-  args: string[],
-  flags: LogsFlags,
-  io: RunIo,
-  env: NodeJS.ProcessEnv,
-): Promise<number> {
-  const dir = logDirOf(flags, env);
+export async function logsCommand(options: LogsOptions, io: RunIo): Promise<number> {
+  const { args, logDir: dir } = options;
   if (args[0] === "show") {
     if (!args[1]) throw new UsageError("logs show needs a session id or a log file");
     await showLog(findLog(dir, args[1]), io);
@@ -151,11 +176,11 @@ export async function logsCommand(
     throw new UsageError(
       `unknown logs command ${JSON.stringify(args[0])} (use: logs, logs show <session|file>)`,
     );
-  const sessions = listSessions(dir).filter((session) => !flags.flagged || session.flagged);
-  if (flags.json) {
+  const sessions = listSessions(dir).filter((session) => !options.flagged || session.flagged);
+  if (options.json) {
     io.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
   } else if (sessions.length === 0) {
-    io.stdout.write(`no ${flags.flagged ? "flagged " : ""}session logs in ${dir}\n`);
+    io.stdout.write(`no ${options.flagged ? "flagged " : ""}session logs in ${dir}\n`);
   } else {
     io.stdout.write(`${table(sessions)}\n`);
   }

@@ -12,9 +12,27 @@ import {
   simulate,
   type TimedSignal,
 } from "@cursor-wrap/monitor";
-import { monitorOptions, resolveRunOptions } from "../options.js";
-import type { RunIo } from "../run.js";
-import { parseDuration } from "../units.js";
+import { RECORDS, type RecordName } from "../log-records.js";
+import { monitorOptions } from "../options/resolve.js";
+import type { RunOptions } from "../options/run-options.js";
+import { parseDuration } from "../options/units.js";
+import type { RunIo } from "./run.js";
+
+/** The thresholds `replay` takes (the run command's flags of the same names). */
+export type ReplayThresholds = Pick<
+  RunOptions,
+  "idleTimeoutMs" | "toolGraceMs" | "toolTimeouts" | "exitGraceMs" | "maxTurnMs"
+>;
+
+/** Options of `cursor-wrap replay`. */
+export interface ReplayOptions {
+  /** A session log or a raw stream-json capture. */
+  file: string;
+  json: boolean;
+  /** Keep the clock running this long after the last line (`--tail`). */
+  tail: string | undefined;
+  thresholds: ReplayThresholds;
+}
 
 /** A recorded turn, ready to be replayed. */
 interface RecordedTurn {
@@ -27,14 +45,12 @@ interface RecordedTurn {
   recorded: Array<{ at: number; message: string }>;
 }
 
-const RECORDED = new Set([
-  "hang_detected",
-  "linger_detected",
-  "budget_exceeded",
-  "stall_warning",
-  "retry",
-  "agent_killed",
-]);
+/** What replay does with a record of the log, by the table. */
+function replayRole(message: unknown): (typeof RECORDS)[RecordName]["replay"] {
+  return typeof message === "string" && Object.hasOwn(RECORDS, message)
+    ? RECORDS[message as RecordName].replay
+    : undefined;
+}
 
 function firstLine(path: string): string {
   const fd = openSync(path, "r");
@@ -88,7 +104,8 @@ async function logTurns(path: string): Promise<RecordedTurn[]> {
     if (entry.kind === "record") {
       const { record } = entry;
       const at = Number(record.ts ?? record.time ?? 0);
-      if (record.msg === "agent_spawn") {
+      const role = replayRole(record.msg);
+      if (role === "turn-start") {
         turn = {
           sessionId: undefined,
           startedAt: at,
@@ -100,10 +117,10 @@ async function logTurns(path: string): Promise<RecordedTurn[]> {
         turns.push(turn);
       } else if (turn && record.stream === "stderr") {
         turn.signals.push({ at, signal: { type: "activity", eventType: "stderr" } });
-      } else if (turn && record.msg === "agent_exited") {
+      } else if (turn && role === "turn-exit") {
         turn.signals.push({ at, signal: { type: "exit", eventType: "exit" } });
         turn.endedAt = at;
-      } else if (turn && RECORDED.has(String(record.msg))) {
+      } else if (turn && role === "decided") {
         turn.recorded.push({
           at,
           message: `${record.msg}${typeof record.summary === "string" ? `: ${record.summary}` : ""}`,
@@ -140,15 +157,9 @@ function describe(entry: SimulationEntry): string {
  * simulated clock and show when each warning and verdict would have fired with the given
  * thresholds, for tuning them on real data.
  */
-export async function replayCommand(
-  file: string,
-  flags: Record<string, unknown>,
-  argv: readonly string[],
-  io: RunIo,
-  env: NodeJS.ProcessEnv,
-): Promise<number> {
-  const options = resolveRunOptions(flags, argv, env, []);
-  const tailMs = typeof flags.tail === "string" ? parseDuration(flags.tail, "--tail") : 0;
+export async function replayCommand(replay: ReplayOptions, io: RunIo): Promise<number> {
+  const { file, thresholds: options } = replay;
+  const tailMs = replay.tail === undefined ? 0 : parseDuration(replay.tail, "--tail");
   const log = isSessionLog(file);
   const turns = log ? await logTurns(file) : await captureTurns(file);
   const results = turns.map((turn, index) => {
@@ -160,7 +171,7 @@ export async function replayCommand(
     return { index: index + 1, turn, simulation };
   });
 
-  if (flags.json) {
+  if (replay.json) {
     const json = results.map(({ index, turn, simulation }) => ({
       turn: index,
       session_id: turn.sessionId,

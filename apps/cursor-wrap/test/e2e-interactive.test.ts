@@ -13,7 +13,7 @@ import {
   survivors,
   wrap,
   wrapperLines,
-} from "./test-harness.js";
+} from "./harness.js";
 
 checkNoSurvivorsAfterAll();
 

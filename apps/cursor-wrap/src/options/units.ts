@@ -1,4 +1,4 @@
-import { UsageError } from "./usage-error.js";
+import { UsageError } from "../usage-error.js";
 
 const DURATION_UNITS: Record<string, number> = {
   ms: 1,
@@ -62,4 +62,27 @@ export function parseToolTimeouts(text: string, flag: string): Record<string, nu
     timeouts[kind] = parseDuration(part.slice(equals + 1), `${flag} ${kind}`);
   }
   return timeouts;
+}
+
+/**
+ * Show a duration in the unit it would be written in: the largest unit that divides it
+ * exactly at least twice (`60s`, `10m`, `7d`, `500ms`), so defaults read as they are typed.
+ */
+export function showDuration(ms: number): string {
+  for (const [unit, size] of [
+    ["d", 86_400_000],
+    ["h", 3_600_000],
+    ["m", 60_000],
+    ["s", 1_000],
+  ] as const) {
+    if (ms % size === 0 && ms / size >= 2) return `${ms / size}${unit}`;
+  }
+  return ms % 1_000 === 0 && ms > 0 ? `${ms / 1_000}s` : `${ms}ms`;
+}
+
+/** Show a byte size the way it would be written: `16MiB`, `64KiB`, or bytes. */
+export function showSize(bytes: number): string {
+  if (bytes % 1_048_576 === 0 && bytes > 0) return `${bytes / 1_048_576}MiB`;
+  if (bytes % 1_024 === 0 && bytes > 0) return `${bytes / 1_024}KiB`;
+  return String(bytes);
 }

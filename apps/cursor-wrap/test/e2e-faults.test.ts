@@ -17,7 +17,7 @@ import {
   survivors,
   type WrapRun,
   wrap,
-} from "./test-harness.js";
+} from "./harness.js";
 
 checkNoSurvivorsAfterAll();
 

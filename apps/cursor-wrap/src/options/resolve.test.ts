@@ -1,18 +1,19 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { envName, FLAGS, resolveRunOptions, suggestFlag } from "./options.js";
+import { defaultText, envName, FLAGS, flagFor } from "./flags.js";
+import { resolveRunOptions, suggestFlag } from "./resolve.js";
 
 const resolve = (
-  parsed: Record<string, unknown>,
-  argv: string[],
+  given: Record<string, string | boolean>,
   env: NodeJS.ProcessEnv = {},
   positional: string[] = [],
-) => resolveRunOptions(parsed, argv, env, positional);
+  passthrough: string[] = [],
+) => resolveRunOptions({ given: new Map(Object.entries(given)), env, positional, passthrough });
 
 describe("resolveRunOptions", () => {
   it("applies the defaults of the design and SPEC", () => {
-    const options = resolve({}, []);
+    const options = resolve({});
     expect(options).toEqual({
       print: false,
       outputFormat: "text",
@@ -24,6 +25,7 @@ describe("resolveRunOptions", () => {
       maxTurnMs: undefined,
       killGraceMs: 3_000,
       drainGraceMs: 2_000,
+      tickIntervalMs: undefined,
       promptAfterHang: undefined,
       maxHangRetries: 3,
       agentBin: "cursor-agent",
@@ -43,7 +45,7 @@ describe("resolveRunOptions", () => {
   });
 
   it("switches output and console defaults with -p", () => {
-    expect(resolve({ print: true, p: true }, ["-p"])).toMatchObject({
+    expect(resolve({ print: true })).toMatchObject({
       print: true,
       outputFormat: "stream-json",
       logLevel: "info",
@@ -51,33 +53,19 @@ describe("resolveRunOptions", () => {
   });
 
   it("reads every flag given on the command line", () => {
-    const argv = [
-      "--idle-timeout",
-      "2m",
-      "--tool-timeout",
-      "mcp=20m",
-      "--max-turn-duration",
-      "1h",
-      "--no-force",
-      "--no-redact",
-      "--pty",
-      "--parse-cap",
-      "1MiB",
-    ];
     const options = resolve(
       {
-        idleTimeout: "2m",
-        toolTimeout: "mcp=20m",
-        maxTurnDuration: "1h",
+        "idle-timeout": "2m",
+        "tool-timeout": "mcp=20m",
+        "max-turn-duration": "1h",
         force: false,
         redact: false,
         pty: true,
-        parseCap: "1MiB",
-        "--": ["--x"],
+        "parse-cap": "1MiB",
       },
-      argv,
       {},
       ["fix", "it"],
+      ["--x"],
     );
     expect(options).toMatchObject({
       idleTimeoutMs: 120_000,
@@ -102,7 +90,7 @@ describe("resolveRunOptions", () => {
       CURSOR_WRAP_LOG_DIR: "/var/log/cw",
       CURSOR_WRAP_STDERR: "all",
     };
-    const options = resolve({ toolGrace: "5s" }, ["--tool-grace", "5s"], env);
+    const options = resolve({ "tool-grace": "5s" }, env);
     expect(options).toMatchObject({
       idleTimeoutMs: 90_000,
       toolGraceMs: 5_000,
@@ -114,47 +102,27 @@ describe("resolveRunOptions", () => {
     });
   });
 
-  it("takes the last of repeated flags", () => {
-    expect(resolve({ logDir: ["/a", "/b"] }, ["--log-dir", "/a", "--log-dir", "/b"]).logDir).toBe(
-      "/b",
-    );
-  });
-
-  it("does not mistake flags after -- for its own", () => {
-    expect(
-      resolve({ "--": ["--idle-timeout", "1s"] }, ["--", "--idle-timeout", "1s"]).idleTimeoutMs,
-    ).toBe(60_000);
-  });
-
   it("refuses bad values with a message naming the flag or variable", () => {
-    expect(() => resolve({ stderr: "some" }, ["--stderr", "some"])).toThrow(
+    expect(() => resolve({ stderr: "some" })).toThrow(
       '--stderr must be one of all, errors, none, not "some"',
     );
-    expect(() => resolve({ outputFormat: "yaml" }, ["--output-format", "yaml"])).toThrow(
-      /--output-format must be one of/,
-    );
-    expect(() => resolve({}, [], { CURSOR_WRAP_IDLE_TIMEOUT: "soon" })).toThrow(
+    expect(() => resolve({ "output-format": "yaml" })).toThrow(/--output-format must be one of/);
+    expect(() => resolve({}, { CURSOR_WRAP_IDLE_TIMEOUT: "soon" })).toThrow(
       /CURSOR_WRAP_IDLE_TIMEOUT takes a duration/,
     );
-    expect(() => resolve({}, [], { CURSOR_WRAP_PTY: "maybe" })).toThrow(
+    expect(() => resolve({}, { CURSOR_WRAP_PTY: "maybe" })).toThrow(
       'CURSOR_WRAP_PTY must be true or false, not "maybe"',
     );
-    expect(() => resolve({ maxHangRetries: "-1" }, ["--max-hang-retries", "-1"])).toThrow(
+    expect(() => resolve({ "max-hang-retries": "-1" })).toThrow(
       /--max-hang-retries takes a whole number/,
     );
-    expect(() => resolve({ idleTimeout: "0" }, ["--idle-timeout", "0"])).toThrow(
-      /--idle-timeout must be longer than 0/,
-    );
-    expect(() => resolve({ resume: true }, ["--resume"])).toThrow("--resume needs a value");
+    expect(() => resolve({ "idle-timeout": "0" })).toThrow(/--idle-timeout must be longer than 0/);
+    expect(() => resolve({ resume: true })).toThrow("--resume needs a value");
   });
 
   it("turns the budget off with 0 or off", () => {
-    expect(
-      resolve({ maxTurnDuration: "0" }, ["--max-turn-duration", "0"]).maxTurnMs,
-    ).toBeUndefined();
-    expect(
-      resolve({ maxTurnDuration: "off" }, ["--max-turn-duration", "off"]).maxTurnMs,
-    ).toBeUndefined();
+    expect(resolve({ "max-turn-duration": "0" }).maxTurnMs).toBeUndefined();
+    expect(resolve({ "max-turn-duration": "off" }).maxTurnMs).toBeUndefined();
   });
 });
 
@@ -189,6 +157,23 @@ describe("the flag table", () => {
       expect(names).toContain(name);
     }
     expect(envName("max-turn-duration")).toBe("CURSOR_WRAP_MAX_TURN_DURATION");
+  });
+
+  it("states each option once", () => {
+    const keys = FLAGS.map((flag) => flag.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    const names = FLAGS.map((flag) => flag.name);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it("computes the default shown in help from the default value", () => {
+    expect(defaultText(flagFor("idleTimeoutMs") as never)).toBe("60s");
+    expect(defaultText(flagFor("killGraceMs") as never)).toBe("3s");
+    expect(defaultText(flagFor("logRetentionMs") as never)).toBe("7d");
+    expect(defaultText(flagFor("toolTimeouts") as never)).toBe("mcp=10m,task=30m,await=10m");
+    expect(defaultText(flagFor("parseCap") as never)).toBe("16MiB");
+    expect(defaultText(flagFor("outputFormat") as never)).toBe("stream-json with -p, text without");
+    expect(defaultText(flagFor("maxTurnMs") as never)).toBe("off");
   });
 });
 

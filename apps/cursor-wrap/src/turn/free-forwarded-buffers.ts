@@ -11,7 +11,7 @@ type Collect = (options?: { type?: "minor" | "major" }) => void;
  * every `everyBytes` of output (well under a millisecond on this small heap) frees them as
  * they go. Measured in BENCHMARKS.md (P5).
  */
-export function createGarbageNudge(
+export function createBufferFreer(
   options: { everyBytes?: number; collect?: () => Collect | undefined } = {},
 ): (bytes: number) => void {
   const everyBytes = options.everyBytes ?? 8 * 1024 * 1024;

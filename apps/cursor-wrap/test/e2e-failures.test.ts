@@ -13,7 +13,7 @@ import {
   logRecords,
   run,
   wrap,
-} from "./test-harness.js";
+} from "./harness.js";
 
 checkNoSurvivorsAfterAll();
 

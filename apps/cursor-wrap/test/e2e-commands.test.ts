@@ -3,7 +3,7 @@
 import { basename } from "node:path";
 import { realCapture } from "@cursor-wrap/testkit";
 import { describe, expect, it } from "vitest";
-import { checkNoSurvivorsAfterAll, logFiles, run } from "./test-harness.js";
+import { checkNoSurvivorsAfterAll, logFiles, run } from "./harness.js";
 
 checkNoSurvivorsAfterAll();
 

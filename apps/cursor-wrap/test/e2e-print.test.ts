@@ -10,7 +10,7 @@ import {
   logRecords,
   run,
   wrapperLines,
-} from "./test-harness.js";
+} from "./harness.js";
 
 checkNoSurvivorsAfterAll();
 

@@ -1,0 +1,159 @@
+import { createFormatter } from "@cursor-wrap/format";
+import { openSessionLog } from "@cursor-wrap/logger";
+import { buildArgs } from "@cursor-wrap/supervisor";
+import { exitCodeOf } from "../exit-codes.js";
+import { recordsWhere, writeRecord } from "../log-records.js";
+import { monitorOptions } from "../options/resolve.js";
+import type { RunOptions } from "../options/run-options.js";
+import { createPromptReader } from "../prompt-reader.js";
+import { createRunControl } from "../run-control.js";
+import { runInteractiveSession, runPrintSession, type SessionContext } from "../session/session.js";
+import type { TurnSettings } from "../turn/run-turn.js";
+import { UsageError } from "../usage-error.js";
+
+/** The process streams a command talks to (injectable for tests). */
+export interface RunIo {
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; writableNeedDrain?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream)
+    chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The prompt of a `-p` run (R-CLI2): the arguments, else stdin read to EOF; a terminal is an error. */
+async function printPrompt(options: RunOptions, io: RunIo): Promise<string> {
+  if (options.prompt !== undefined) return options.prompt;
+  if (io.stdin.isTTY) throw new UsageError("no prompt: give it as an argument or pipe it on stdin");
+  const text = (await readAll(io.stdin)).trim();
+  if (!text) throw new UsageError("no prompt: stdin was empty");
+  return text;
+}
+
+/** What a turn reads of the options. */
+function turnSettings(options: RunOptions): TurnSettings {
+  return {
+    agentBin: options.agentBin,
+    agentArgs: (resume) =>
+      buildArgs({
+        resume,
+        force: options.force,
+        model: options.model,
+        workspace: options.workspace,
+        passthrough: options.passthrough,
+      }),
+    pty: options.pty,
+    killGraceMs: options.killGraceMs,
+    drainGraceMs: options.drainGraceMs,
+    parseCap: options.parseCap,
+    stderrMode: options.stderrMode,
+    monitor: monitorOptions(options),
+  };
+}
+
+// Records people already see: by the session's one-line errors, and in text mode by the formatter.
+const SHOWN_BY_SESSION = recordsWhere((spec) => spec.shownBy === "session");
+const SHOWN_BY_TEXT = recordsWhere((spec) => spec.shownBy === "text");
+
+/**
+ * The main command: run cursor-agent under supervision, in print or interactive mode, and
+ * return the exit code (R-CLI3). Signals, a closed stdout and crashes all kill the agent's
+ * process tree before the wrapper exits (R-SUP3): see `run-control.ts`.
+ */
+export async function runCommand(options: RunOptions, io: RunIo): Promise<number> {
+  const prompt = options.print ? await printPrompt(options, io) : options.prompt;
+  const startedAt = performance.now();
+  const log = openSessionLog({
+    dir: options.logDir,
+    console: {
+      stream: io.stderr,
+      level: options.logLevel,
+      skip:
+        options.outputFormat === "text"
+          ? [...SHOWN_BY_SESSION, ...SHOWN_BY_TEXT]
+          : SHOWN_BY_SESSION,
+    },
+    redact: options.redact,
+    retentionMs: options.logRetentionMs,
+  });
+  writeRecord(log, "options", {
+    mode: options.print ? "print" : "interactive",
+    output_format: options.outputFormat,
+    idle_timeout_ms: options.idleTimeoutMs,
+    tool_grace_ms: options.toolGraceMs,
+    tool_timeouts: options.toolTimeouts,
+    exit_grace_ms: options.exitGraceMs,
+    max_turn_ms: options.maxTurnMs,
+    kill_grace_ms: options.killGraceMs,
+    drain_grace_ms: options.drainGraceMs,
+    prompt_after_hang: options.promptAfterHang,
+    max_hang_retries: options.maxHangRetries,
+    pty: options.pty,
+    parse_cap: options.parseCap,
+  });
+  const formatter = createFormatter(options.outputFormat, io.stdout, {
+    tty: io.stdout.isTTY === true,
+  });
+  const control = createRunControl({
+    print: options.print,
+    log,
+    stdout: io.stdout,
+    stderr: io.stderr,
+  });
+  const context: SessionContext = {
+    turn: {
+      settings: turnSettings(options),
+      log,
+      formatter,
+      stdout: io.stdout,
+      stderr: io.stderr,
+      onAgent: (agent) => control.agentChanged(agent),
+    },
+    control,
+    resume: options.resume,
+    promptAfterHang: options.promptAfterHang,
+    maxHangRetries: options.maxHangRetries,
+  };
+
+  const reader = options.print ? undefined : createPromptReader(io.stdin, io.stderr);
+  try {
+    const result = reader
+      ? await runInteractiveSession(context, reader, prompt)
+      : await runPrintSession(context, prompt!);
+    // A signal or a closed stdout decides the ending, whatever the interrupted turn was doing.
+    const ending = control.ending(result.ending);
+    const exitCode = exitCodeOf(ending);
+    log.close({
+      outcome:
+        control.stopping?.kind === "shutdown"
+          ? `signal ${control.stopping.signal}`
+          : result.outcome,
+      flagged: result.flagged,
+      exit_code: exitCode,
+      turns: result.turns,
+      duration_ms: Math.round(performance.now() - startedAt),
+      session_id: result.sessionId,
+    });
+    return exitCode;
+  } catch (error) {
+    writeRecord(log, "run_failed", {
+      err: error,
+      summary: error instanceof Error ? error.message : String(error),
+    });
+    log.close({
+      outcome: "error",
+      flagged: true,
+      exit_code: 1,
+      duration_ms: Math.round(performance.now() - startedAt),
+    });
+    throw error;
+  } finally {
+    reader?.close();
+    formatter.close();
+    control.dispose();
+  }
+}

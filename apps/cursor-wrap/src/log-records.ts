@@ -1,0 +1,194 @@
+// The session log's vocabulary: every decision record the CLI writes, with the fields it
+// carries and who shows or replays it. Everything that writes, filters or reads a record by
+// name goes through this table.
+
+import type { Usage } from "@cursor-wrap/events";
+import { SESSION_LOG_RECORDS, type SessionLog } from "@cursor-wrap/logger";
+import type { Reason, Verdict } from "@cursor-wrap/monitor";
+import { type KillStep, SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
+import type { ResourceStats } from "./resources.js";
+import type { CancelReason } from "./run-control.js";
+import type { AgentFailure } from "./turn/failures.js";
+
+/** A verdict that ends a turn. */
+export type FinalVerdict = Exclude<Verdict, "ok" | "waiting">;
+
+interface VerdictFields<Kind extends FinalVerdict> {
+  verdict: Kind;
+  reason: Reason;
+  summary: string;
+}
+
+/** The fields of each decision record (snake_case, as written; `ts` is added by the logger). */
+export interface RecordFields {
+  /** The resolved options of the run. */
+  options: {
+    mode: "print" | "interactive";
+    output_format: string;
+    idle_timeout_ms: number;
+    tool_grace_ms: number;
+    tool_timeouts: Record<string, number>;
+    exit_grace_ms: number;
+    max_turn_ms: number | undefined;
+    kill_grace_ms: number;
+    drain_grace_ms: number;
+    prompt_after_hang: string | undefined;
+    max_hang_retries: number;
+    pty: boolean;
+    parse_cap: number;
+  };
+  signal_received: { signal: NodeJS.Signals };
+  stdout_closed: { code: string | undefined };
+  run_failed: { err: unknown; summary: string };
+  wrapper_crashed: { err: unknown };
+  agent_spawn: {
+    bin: string;
+    args: string[];
+    resume: string | undefined;
+    pty: boolean;
+    cwd: string;
+    prompt_chars: number;
+  };
+  agent_started: { pid: number };
+  tool_call_opened: {
+    call_id: string;
+    kind: string;
+    label: string | undefined;
+    timeout_ms: number | undefined;
+    background: boolean | undefined;
+  };
+  tool_call_closed: { call_id: string };
+  monitor_warning: { code: string; call_id: string | undefined; summary: string };
+  result_received: { is_error: boolean; duration_ms: number | undefined; usage: Usage | undefined };
+  stall_warning: { kind: "idle" | "tool"; fires_in_ms: number; summary: string };
+  hang_detected: VerdictFields<"hang">;
+  linger_detected: VerdictFields<"linger">;
+  budget_exceeded: VerdictFields<"budget">;
+  turn_cancel_requested: { reason: CancelReason };
+  agent_killed: {
+    reason: string;
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    steps: KillStep[];
+    survivors: number[];
+    duration_ms: number;
+  };
+  agent_exited: { code: number | null; signal: NodeJS.Signals | null; duration_ms: number };
+  turn_end: {
+    turn: number;
+    outcome: string;
+    duration_ms: number;
+    tool_calls: number;
+    session_id: string | undefined;
+    cancel: CancelReason | undefined;
+    resources: ResourceStats;
+  };
+  agent_failure: { kind: AgentFailure["kind"]; detail: string; summary: string };
+  abnormal_exit: { code: number | null; signal: NodeJS.Signals | null; summary: string };
+  retry: {
+    attempt: number;
+    max_attempts: number;
+    prompt: string;
+    session_id: string;
+    reason: Reason;
+    summary: string;
+  };
+}
+
+/** The name of a decision record the CLI writes. */
+export type RecordName = keyof RecordFields;
+
+type Level = "debug" | "info" | "warn" | "error";
+
+/** How a record is written and who shows or replays it. */
+export interface RecordSpec<Name extends RecordName = RecordName> {
+  /** Log level, fixed or by the record's fields. */
+  level: Level | ((fields: RecordFields[Name]) => Level);
+  /** Routine records share a later fsync (R-LOG4); the rest are fsynced at once. */
+  sync?: "soon";
+  /**
+   * Shown to people by something other than the console sink, which then skips it:
+   * `session`, a one-line error on stderr; `text`, the text formatter (in text mode only).
+   */
+  shownBy?: "session" | "text";
+  /** What `cursor-wrap logs show` does with it; records at warn and above are shown anyway. */
+  show?: "turn-start" | "verdict" | "retry" | "turn-end";
+  /** What `cursor-wrap replay` does with it: the start or end of a turn, or a decision to list. */
+  replay?: "turn-start" | "turn-exit" | "decided";
+}
+
+/** Every decision record, how it is written, and who shows or replays it. */
+export const RECORDS: { readonly [Name in RecordName]: RecordSpec<Name> } = {
+  options: { level: "debug" },
+  signal_received: { level: "warn" },
+  stdout_closed: { level: "warn" },
+  run_failed: { level: "error", shownBy: "session" },
+  wrapper_crashed: { level: "error" },
+  agent_spawn: { level: "debug", show: "turn-start", replay: "turn-start" },
+  agent_started: { level: "debug" },
+  tool_call_opened: { level: "debug", sync: "soon" },
+  tool_call_closed: { level: "debug", sync: "soon" },
+  monitor_warning: { level: "warn", sync: "soon" },
+  result_received: { level: "debug" },
+  stall_warning: { level: "info", shownBy: "text", replay: "decided" },
+  hang_detected: { level: "error", shownBy: "text", show: "verdict", replay: "decided" },
+  linger_detected: { level: "warn", shownBy: "text", show: "verdict", replay: "decided" },
+  budget_exceeded: { level: "error", shownBy: "text", show: "verdict", replay: "decided" },
+  turn_cancel_requested: { level: "warn" },
+  agent_killed: { level: "info", replay: "decided" },
+  agent_exited: {
+    level: (fields) => (fields.code === 0 ? "debug" : "info"),
+    replay: "turn-exit",
+  },
+  turn_end: { level: "info", show: "turn-end" },
+  agent_failure: { level: "error", shownBy: "session" },
+  abnormal_exit: { level: "error", shownBy: "session" },
+  retry: { level: "warn", shownBy: "text", show: "retry", replay: "decided" },
+};
+
+/** The record each final verdict writes. */
+export const VERDICT_RECORDS = {
+  hang: "hang_detected",
+  linger: "linger_detected",
+  budget: "budget_exceeded",
+} as const satisfies { [Kind in FinalVerdict]: RecordName };
+
+/** The verdict a record announces, if it is a verdict record. */
+export function verdictOf(message: string): FinalVerdict | undefined {
+  for (const [verdict, name] of Object.entries(VERDICT_RECORDS)) {
+    if (name === message) return verdict as FinalVerdict;
+  }
+  return undefined;
+}
+
+/** Records written by the session log and the supervisor themselves, not by this table. */
+export const FOREIGN_RECORDS: ReadonlySet<string> = new Set([
+  ...SESSION_LOG_RECORDS,
+  ...SUPERVISOR_RECORDS,
+]);
+
+/** Whether a message is known: one of the table's records or a foreign one. */
+export function isKnownRecord(message: string): boolean {
+  return Object.hasOwn(RECORDS, message) || FOREIGN_RECORDS.has(message);
+}
+
+/** The records whose spec matches `test`, by name. */
+export function recordsWhere(test: (spec: RecordSpec) => boolean): RecordName[] {
+  return (Object.keys(RECORDS) as RecordName[]).filter((name) => test(RECORDS[name] as RecordSpec));
+}
+
+/** Write a decision record with its table's level and fsync policy. */
+export function writeRecord<Name extends RecordName>(
+  log: Pick<SessionLog, "decision">,
+  name: Name,
+  fields: RecordFields[Name],
+): void {
+  const spec = RECORDS[name] as RecordSpec<Name>;
+  const level = typeof spec.level === "function" ? spec.level(fields) : spec.level;
+  log.decision(
+    name,
+    fields as Record<string, unknown>,
+    level,
+    spec.sync ? { sync: spec.sync } : undefined,
+  );
+}

@@ -1,0 +1,383 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { DEFAULT_PARSE_CAP } from "@cursor-wrap/events";
+import type { OutputFormat } from "@cursor-wrap/format";
+import { DEFAULT_RETENTION_MS, LEVELS, type LevelName } from "@cursor-wrap/logger";
+import { DEFAULT_THRESHOLDS, DEFAULT_TOOL_TIMEOUTS } from "@cursor-wrap/monitor";
+import { DEFAULT_DRAIN_GRACE_MS, DEFAULT_KILL_GRACE_MS } from "@cursor-wrap/supervisor";
+import { UsageError } from "../usage-error.js";
+import type { FlagKey, RunOptions, StderrMode } from "./run-options.js";
+import { parseDuration, parseSize, parseToolTimeouts, showDuration, showSize } from "./units.js";
+
+/** Where a flag is listed in `--help`. */
+export type FlagGroup = "mode" | "detection" | "recovery" | "agent" | "logs";
+
+/** What a default may depend on: whether the run is `-p`. */
+export interface DefaultContext {
+  print: boolean;
+}
+
+/** One flag of cursor-wrap: its names, how its text becomes a value, its default and help. */
+export interface FlagDefinition<Key extends FlagKey = FlagKey> {
+  /** The option it sets. */
+  key: Key;
+  /** Long name without dashes: `idle-timeout`. Its variable is `CURSOR_WRAP_IDLE_TIMEOUT`. */
+  name: string;
+  short?: string;
+  group: FlagGroup;
+  description: string;
+  /** Help placeholder of a flag that takes a value (`<duration>`); a switch has none. */
+  placeholder?: string;
+  /** Text (from the command line or a variable) to value; throws a UsageError naming `source`. */
+  parse(text: string, source: string): RunOptions[Key];
+  /** The value when neither the flag nor its variable is given. */
+  default: RunOptions[Key] | ((context: DefaultContext) => RunOptions[Key]);
+  /** How a value reads in help. Default: `String(value)`. */
+  show?(value: RunOptions[Key]): string;
+  /** A switch that is on by default and has a `--no-<name>` form. */
+  negatable?: boolean;
+}
+
+/** A row of the flag table, whichever option it sets. */
+export type AnyFlag = { [Key in FlagKey]: FlagDefinition<Key> }[FlagKey];
+
+const flag = <Key extends FlagKey>(definition: FlagDefinition<Key>): AnyFlag =>
+  definition as unknown as AnyFlag;
+
+/** The environment variable of a flag: `CURSOR_WRAP_<FLAG_IN_CAPS>`. */
+export function envName(name: string): string {
+  return `CURSOR_WRAP_${name.toUpperCase().replace(/-/g, "_")}`;
+}
+
+/** `true`/`false` (and `1`/`0`, `yes`/`no`, `on`/`off`) as a boolean. */
+export function parseBoolean(text: string, source: string): boolean {
+  if (/^(1|true|yes|on)$/i.test(text)) return true;
+  if (/^(0|false|no|off|)$/i.test(text)) return false;
+  throw new UsageError(`${source} must be true or false, not ${JSON.stringify(text)}`);
+}
+
+function oneOf<T extends string>(choices: readonly T[]) {
+  return (text: string, source: string): T => {
+    if (!(choices as readonly string[]).includes(text)) {
+      throw new UsageError(
+        `${source} must be one of ${choices.join(", ")}, not ${JSON.stringify(text)}`,
+      );
+    }
+    return text as T;
+  };
+}
+
+const optionalText = (value: string): string | undefined => value || undefined;
+const showOnOff = (value: boolean): string => (value ? "on" : "off");
+
+/** `0`, `off` or `none`: no limit. */
+const optionalDuration = (value: string, source: string): number | undefined =>
+  /^\s*(off|none)\s*$/i.test(value) ? undefined : parseDuration(value, source) || undefined;
+
+function positiveDuration(value: string, source: string): number {
+  const ms = parseDuration(value, source);
+  if (ms <= 0) throw new UsageError(`${source} must be longer than 0`);
+  return ms;
+}
+
+/** Where session logs go unless `--log-dir` (or its variable) says otherwise. */
+export function defaultLogDir(): string {
+  return join(homedir(), ".cursor-wrap", "logs");
+}
+
+const showHome = (path: string): string =>
+  path.startsWith(homedir()) ? `~${path.slice(homedir().length)}` : path;
+
+const showToolTimeouts = (timeouts: Record<string, number>): string =>
+  Object.entries(timeouts)
+    .map(([kind, ms]) => `${kind}=${showDuration(ms)}`)
+    .join(",");
+
+/**
+ * Every flag of cursor-wrap's run command (R-CLI1), in help order: the single place a flag is
+ * stated. Its option, parser, default (help shows it, computed from the value) and variable
+ * all come from its row; `replay` and `logs` take the rows marked for them.
+ */
+export const FLAGS: readonly AnyFlag[] = [
+  flag({
+    key: "print",
+    name: "print",
+    short: "p",
+    group: "mode",
+    description: "One prompt, one turn, then exit (scripts and CI)",
+    parse: parseBoolean,
+    default: false,
+    show: showOnOff,
+  }),
+  flag({
+    key: "outputFormat",
+    name: "output-format",
+    group: "mode",
+    placeholder: "<format>",
+    description: "Output: the agent's stream-json, the json result only, or text for people",
+    parse: oneOf<OutputFormat>(["stream-json", "json", "text"]),
+    default: ({ print }) => (print ? "stream-json" : "text"),
+  }),
+  flag({
+    key: "resume",
+    name: "resume",
+    group: "mode",
+    placeholder: "<session-id>",
+    description: "Resume this agent session",
+    parse: optionalText,
+    default: undefined,
+    show: () => "a new session",
+  }),
+  flag({
+    key: "idleTimeoutMs",
+    name: "idle-timeout",
+    group: "detection",
+    placeholder: "<duration>",
+    description: "Silence with no tool running that counts as a hang",
+    parse: positiveDuration,
+    default: DEFAULT_THRESHOLDS.idleTimeoutMs,
+    show: showDuration,
+  }),
+  flag({
+    key: "toolGraceMs",
+    name: "tool-grace",
+    group: "detection",
+    placeholder: "<duration>",
+    description: "Extra time a tool call gets past its declared timeout",
+    parse: parseDuration,
+    default: DEFAULT_THRESHOLDS.toolGraceMs,
+    show: showDuration,
+  }),
+  flag({
+    key: "toolTimeouts",
+    name: "tool-timeout",
+    group: "detection",
+    placeholder: "<kind=duration,...>",
+    description: "Allowance per tool kind for calls that declare no timeout",
+    parse: (value, source) => ({ ...DEFAULT_TOOL_TIMEOUTS, ...parseToolTimeouts(value, source) }),
+    default: () => ({ ...DEFAULT_TOOL_TIMEOUTS }),
+    show: showToolTimeouts,
+  }),
+  flag({
+    key: "exitGraceMs",
+    name: "exit-grace",
+    group: "detection",
+    placeholder: "<duration>",
+    description: "Time the agent gets to exit after its result before it is killed",
+    parse: parseDuration,
+    default: DEFAULT_THRESHOLDS.exitGraceMs,
+    show: showDuration,
+  }),
+  flag({
+    key: "maxTurnMs",
+    name: "max-turn-duration",
+    group: "detection",
+    placeholder: "<duration>",
+    description: "Wall-clock budget per turn (0 or off: none)",
+    parse: optionalDuration,
+    default: undefined,
+    show: (value) => (value === undefined ? "off" : showDuration(value)),
+  }),
+  flag({
+    key: "killGraceMs",
+    name: "kill-grace",
+    group: "detection",
+    placeholder: "<duration>",
+    description: "Time between SIGTERM and SIGKILL when killing the agent's process tree",
+    parse: parseDuration,
+    default: DEFAULT_KILL_GRACE_MS,
+    show: showDuration,
+  }),
+  flag({
+    key: "drainGraceMs",
+    name: "drain-grace",
+    group: "detection",
+    placeholder: "<duration>",
+    description: "How long the agent's stdout may stay open after it exits",
+    parse: parseDuration,
+    default: DEFAULT_DRAIN_GRACE_MS,
+    show: showDuration,
+  }),
+  flag({
+    key: "tickIntervalMs",
+    name: "tick-interval",
+    group: "detection",
+    placeholder: "<duration>",
+    description: "Accepted for compatibility; detection is event-driven and needs no tick",
+    parse: parseDuration,
+    default: undefined,
+    show: (value) => (value === undefined ? "none" : showDuration(value)),
+  }),
+  flag({
+    key: "promptAfterHang",
+    name: "prompt-after-hang",
+    group: "recovery",
+    placeholder: "<text>",
+    description: "After a hang, resume the session with this prompt automatically",
+    parse: optionalText,
+    default: undefined,
+    show: () => "none",
+  }),
+  flag({
+    key: "maxHangRetries",
+    name: "max-hang-retries",
+    group: "recovery",
+    placeholder: "<n>",
+    description: "Automatic retries after hangs in a row",
+    parse(value, source) {
+      const retries = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+      if (!Number.isSafeInteger(retries)) {
+        throw new UsageError(`${source} takes a whole number >= 0, not ${JSON.stringify(value)}`);
+      }
+      return retries;
+    },
+    default: 3,
+  }),
+  flag({
+    key: "agentBin",
+    name: "agent-bin",
+    group: "agent",
+    placeholder: "<path>",
+    description: "The cursor-agent binary",
+    parse: (value) => value || "cursor-agent",
+    default: "cursor-agent",
+    show: (value) => `${value} on PATH`,
+  }),
+  flag({
+    key: "model",
+    name: "model",
+    group: "agent",
+    placeholder: "<model>",
+    description: "Model to pass to cursor-agent",
+    parse: optionalText,
+    default: undefined,
+    show: () => "the agent's default",
+  }),
+  flag({
+    key: "workspace",
+    name: "workspace",
+    group: "agent",
+    placeholder: "<dir>",
+    description: "Workspace directory to pass to cursor-agent",
+    parse: optionalText,
+    default: undefined,
+    show: () => "none",
+  }),
+  flag({
+    key: "force",
+    name: "force",
+    group: "agent",
+    description: "Pass --force to cursor-agent (--no-force to leave it out)",
+    parse: parseBoolean,
+    default: true,
+    show: showOnOff,
+    negatable: true,
+  }),
+  flag({
+    key: "pty",
+    name: "pty",
+    group: "agent",
+    description: "Run the agent on a pseudo-terminal (needs @lydell/node-pty or node-pty)",
+    parse: parseBoolean,
+    default: false,
+    show: showOnOff,
+  }),
+  flag({
+    key: "stderrMode",
+    name: "stderr",
+    group: "agent",
+    placeholder: "<mode>",
+    description: "Agent stderr to show: all, errors (non-JSON lines) or none",
+    parse: oneOf<StderrMode>(["all", "errors", "none"]),
+    default: "errors",
+  }),
+  flag({
+    key: "logDir",
+    name: "log-dir",
+    group: "logs",
+    placeholder: "<dir>",
+    description: "Directory of the session logs",
+    parse: (value) => value || defaultLogDir(),
+    default: defaultLogDir,
+    show: showHome,
+  }),
+  flag({
+    key: "logLevel",
+    name: "log-level",
+    group: "logs",
+    placeholder: "<level>",
+    description: "Console log level (on stderr)",
+    parse: oneOf(Object.keys(LEVELS) as LevelName[]),
+    default: ({ print }) => (print ? "info" : "warn"),
+  }),
+  flag({
+    key: "logRetentionMs",
+    name: "log-retention",
+    group: "logs",
+    placeholder: "<duration>",
+    description: "Delete logs older than this (flagged ones: twice as long)",
+    parse: parseDuration,
+    default: DEFAULT_RETENTION_MS,
+    show: showDuration,
+  }),
+  flag({
+    key: "redact",
+    name: "redact",
+    group: "logs",
+    description: "Redact secrets in the log file (--no-redact to keep them)",
+    parse: parseBoolean,
+    default: true,
+    show: showOnOff,
+    negatable: true,
+  }),
+  flag({
+    key: "parseCap",
+    name: "parse-cap",
+    group: "logs",
+    placeholder: "<size>",
+    description: "Longest line that is parsed; longer lines are forwarded unparsed",
+    parse(value, source) {
+      const bytes = parseSize(value, source);
+      if (bytes < 1) throw new UsageError(`${source} must be at least 1 byte`);
+      return bytes;
+    },
+    default: DEFAULT_PARSE_CAP,
+    show: showSize,
+  }),
+];
+
+/** The flag that sets an option. */
+export function flagFor<Key extends FlagKey>(key: Key): FlagDefinition<Key> {
+  return FLAGS.find((definition) => definition.key === key) as unknown as FlagDefinition<Key>;
+}
+
+/** The default of a flag in a context. */
+export function defaultOf<Key extends FlagKey>(
+  definition: FlagDefinition<Key>,
+  context: DefaultContext,
+): RunOptions[Key] {
+  const value = definition.default;
+  return typeof value === "function"
+    ? (value as (context: DefaultContext) => RunOptions[Key])(context)
+    : value;
+}
+
+/** The default as help shows it: `60s`; `stream-json with -p, text without` when it depends. */
+export function defaultText(definition: AnyFlag): string {
+  const show = (value: unknown): string =>
+    definition.show ? (definition.show as (value: unknown) => string)(value) : String(value);
+  const printed = show(defaultOf(definition as FlagDefinition, { print: true }));
+  const interactive = show(defaultOf(definition as FlagDefinition, { print: false }));
+  return printed === interactive ? printed : `${printed} with -p, ${interactive} without`;
+}
+
+/** `-p, --print` / `--idle-timeout <duration>`: how cac declares the flag. */
+export function flagSyntax(definition: AnyFlag): string {
+  const long = `--${definition.name}${definition.placeholder ? ` ${definition.placeholder}` : ""}`;
+  return definition.short ? `-${definition.short}, ${long}` : long;
+}
+
+/** The flag's line in `--help`. */
+export function flagHelp(definition: AnyFlag): string {
+  return `${definition.description} (default: ${defaultText(definition)}; env ${envName(definition.name)})`;
+}

@@ -1,0 +1,45 @@
+import type { OutputFormat } from "@cursor-wrap/format";
+import type { LevelName } from "@cursor-wrap/logger";
+
+/** How much of the agent's stderr is shown: all of it, non-JSON lines only, or nothing. */
+export type StderrMode = "all" | "errors" | "none";
+
+/**
+ * Everything a run needs, resolved from flags, environment and defaults. Each field but the
+ * last two is set by exactly one row of the flag table (`FLAGS` in `flags.ts`).
+ */
+export interface RunOptions {
+  print: boolean;
+  outputFormat: OutputFormat;
+  resume: string | undefined;
+  idleTimeoutMs: number;
+  toolGraceMs: number;
+  /** Allowance per tool kind, merged over the monitor's defaults. */
+  toolTimeouts: Record<string, number>;
+  exitGraceMs: number;
+  maxTurnMs: number | undefined;
+  killGraceMs: number;
+  drainGraceMs: number;
+  /** Accepted for compatibility with the original design; detection needs no tick. */
+  tickIntervalMs: number | undefined;
+  promptAfterHang: string | undefined;
+  maxHangRetries: number;
+  agentBin: string;
+  model: string | undefined;
+  workspace: string | undefined;
+  force: boolean;
+  pty: boolean;
+  stderrMode: StderrMode;
+  logDir: string;
+  logLevel: LevelName;
+  logRetentionMs: number;
+  redact: boolean;
+  parseCap: number;
+  /** Arguments after `--`, for cursor-agent. */
+  passthrough: string[];
+  /** The prompt given as arguments, if any. */
+  prompt: string | undefined;
+}
+
+/** The fields the flag table sets. */
+export type FlagKey = Exclude<keyof RunOptions, "passthrough" | "prompt">;

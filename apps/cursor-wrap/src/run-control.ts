@@ -1,0 +1,170 @@
+import type { SessionLog } from "@cursor-wrap/logger";
+import type { AgentProcess } from "@cursor-wrap/supervisor";
+import { type Ending, signalExitCode } from "./exit-codes.js";
+import { writeRecord } from "./log-records.js";
+import { printError } from "./print-error.js";
+
+/**
+ * Why a turn was cancelled: Ctrl+C in an interactive turn (the session goes on), a signal
+ * that ends the session, or a closed stdout.
+ */
+export type CancelReason =
+  | { kind: "turn"; signal: NodeJS.Signals }
+  | { kind: "shutdown"; signal: NodeJS.Signals }
+  | { kind: "epipe" };
+
+/** How a session stopped by a cancel ends. */
+export function endingOfCancel(reason: CancelReason): Ending {
+  return reason.kind === "epipe" ? { kind: "error" } : { kind: "signal", signal: reason.signal };
+}
+
+const SHUTDOWN_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/** The parts of `process` the run control listens to and acts on (injectable for tests). */
+export type ProcessHooks = Pick<NodeJS.Process, "on" | "off" | "exit">;
+
+/** Options for {@link createRunControl}. */
+export interface RunControlOptions {
+  /** `-p`: Ctrl+C ends the run; interactive: it cancels the running turn. */
+  print: boolean;
+  log: SessionLog;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  /** Default: the real `process`. */
+  process?: ProcessHooks;
+}
+
+/** The one owner of "stop this run". */
+export interface RunControl {
+  /** Set once something decided the run must stop. */
+  readonly stopping: CancelReason | undefined;
+  /** Resolves when the run must stop (a signal, a closed stdout). */
+  readonly shutdown: Promise<CancelReason>;
+  /** A turn started: a stop or Ctrl+C now cancels it through `controller`. */
+  turnStarted(controller: AbortController): void;
+  turnEnded(): void;
+  /** The running agent (undefined when none): killed at once on a crash or a hurried stop. */
+  agentChanged(agent: AgentProcess | undefined): void;
+  /** One line on stderr, unless stdout's reader is gone (then the run ends quietly). */
+  printError(message: string): void;
+  /** The ending of the run: a stop decides it, whatever the interrupted session said. */
+  ending(sessionEnding: Ending): Ending;
+  /** Stop listening (the run is over). */
+  dispose(): void;
+}
+
+/**
+ * Owns everything that stops a run: signals, a closed stdout, an error on stderr, a crash of
+ * the wrapper, and the process exiting. The policy, by what happens and what the run is doing:
+ *
+ * | what happens | at the prompt | turn running | kill waiting out its grace | already stopping |
+ * |---|---|---|---|---|
+ * | Ctrl+C (SIGINT), interactive | the prompt reader sees it: an empty line exits 130, a typed line is cleared | cancel the turn (its tree is killed), back to the prompt | SIGKILL the tree now, cancel the turn | SIGKILL the tree now, exit 130 |
+ * | SIGINT with `-p`, SIGTERM, SIGHUP | stop: exit 130 / 143 / 129 | stop: kill the tree, exit 130 / 143 / 129 | SIGKILL the tree now, then stop | SIGINT: SIGKILL now, exit 130; others: ignored |
+ * | stdout closed (EPIPE) | stop quietly, exit 1 | stop quietly: kill the tree, exit 1 | same | ignored |
+ * | error writing stderr | ignored: there is nowhere left to report it | | | |
+ * | uncaught error in the wrapper | SIGKILL the tree, log `wrapper_crashed`, exit 1 | same | same | same |
+ * | the process exits | SIGKILL the tree if one is still running | same | same | same |
+ *
+ * "Stop" cancels the running turn (which kills the agent's tree in stages and logs it) and
+ * resolves {@link RunControl.shutdown}, which ends the session loop; the exit code follows
+ * from {@link endingOfCancel}.
+ */
+export function createRunControl(options: RunControlOptions): RunControl {
+  const { log, print } = options;
+  const host: ProcessHooks = options.process ?? process;
+  let agent: AgentProcess | undefined;
+  let turn: AbortController | undefined;
+  let stopping: CancelReason | undefined;
+  let resolveShutdown: (reason: CancelReason) => void = () => {};
+  const shutdown = new Promise<CancelReason>((resolve) => {
+    resolveShutdown = resolve;
+  });
+
+  const stop = (reason: CancelReason): void => {
+    if (stopping) return;
+    stopping = reason;
+    turn?.abort(reason);
+    resolveShutdown(reason);
+  };
+
+  const onSignal = (signal: NodeJS.Signals): void => {
+    writeRecord(log, "signal_received", { signal });
+    if (stopping) {
+      // A second Ctrl+C while shutting down: no more grace.
+      if (signal === "SIGINT") {
+        agent?.killSync();
+        host.exit(signalExitCode("SIGINT"));
+      }
+      return;
+    }
+    // A kill already under way (after a hang, say) is waiting out its grace: whoever sends a
+    // signal now does not want to wait for it, so the tree goes at once.
+    if (agent?.killRequested) agent.killSync();
+    if (signal === "SIGINT" && !print && turn) {
+      // Interactive Ctrl+C: this turn ends, the session goes on (a second one only hurries it).
+      if (!turn.signal.aborted) turn.abort({ kind: "turn", signal } satisfies CancelReason);
+      return;
+    }
+    stop({ kind: "shutdown", signal });
+  };
+
+  const onStdoutError = (error: NodeJS.ErrnoException): void => {
+    if (error.code !== "EPIPE") return;
+    // Like any Unix tool whose reader went away: stop quietly.
+    log.setConsoleLevel("silent");
+    writeRecord(log, "stdout_closed", { code: error.code });
+    stop({ kind: "epipe" });
+  };
+  const onStderrError = (): void => {};
+
+  const onCrash = (error: unknown): void => {
+    agent?.killSync();
+    writeRecord(log, "wrapper_crashed", { err: error });
+    log.close({ outcome: "crash", flagged: true, exit_code: 1 });
+    printError(
+      options.stderr,
+      `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    host.exit(1);
+  };
+  const onExit = (): void => agent?.killSync();
+
+  for (const signal of SHUTDOWN_SIGNALS) host.on(signal, onSignal);
+  options.stdout.on("error", onStdoutError);
+  options.stderr.on("error", onStderrError);
+  host.on("uncaughtException", onCrash);
+  host.on("unhandledRejection", onCrash);
+  host.on("exit", onExit);
+
+  return {
+    get stopping() {
+      return stopping;
+    },
+    shutdown,
+    turnStarted(controller) {
+      turn = controller;
+      if (stopping) controller.abort(stopping);
+    },
+    turnEnded() {
+      turn = undefined;
+    },
+    agentChanged(running) {
+      agent = running;
+    },
+    printError(message) {
+      if (stopping?.kind !== "epipe") printError(options.stderr, message);
+    },
+    ending(sessionEnding) {
+      return stopping ? endingOfCancel(stopping) : sessionEnding;
+    },
+    dispose() {
+      for (const signal of SHUTDOWN_SIGNALS) host.off(signal, onSignal);
+      options.stdout.off("error", onStdoutError);
+      options.stderr.off("error", onStderrError);
+      host.off("uncaughtException", onCrash);
+      host.off("unhandledRejection", onCrash);
+      host.off("exit", onExit);
+    },
+  };
+}

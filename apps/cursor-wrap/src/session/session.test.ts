@@ -1,0 +1,211 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { createFormatter } from "@cursor-wrap/format";
+import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { PromptInput, PromptReader } from "../prompt-reader.js";
+import type { CancelReason } from "../run-control.js";
+import type { TurnRequest, TurnSettings } from "../turn/run-turn.js";
+import type { TurnResult } from "../turn/turn-result.js";
+import { runInteractiveSession, runPrintSession, type SessionContext } from "./session.js";
+
+let dir: string;
+let log: SessionLog;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "session-test-"));
+  log = openSessionLog({ dir, retentionMs: 0, fsync: false });
+});
+afterEach(() => {
+  log.close({ outcome: "test", flagged: false, exit_code: 0 });
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const REASON = {
+  kind: "idle" as const,
+  idleMs: 9,
+  openCallCount: 0,
+  openCalls: [],
+  message: "idle 9ms",
+};
+const base = (sessionId: string | undefined) => ({
+  sessionId,
+  exit: { code: 0, signal: null },
+  failure: undefined,
+  resultIsError: false,
+  durationMs: 5,
+  toolCalls: 0,
+  usage: undefined,
+  lastStderr: undefined,
+});
+
+/** A session over scripted turn results; records the requests the turns got. */
+function setUp(results: TurnResult[], options: Partial<SessionContext> = {}) {
+  const requests: TurnRequest[] = [];
+  const errors: string[] = [];
+  const chunks: Buffer[] = [];
+  const stdout = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(Buffer.from(chunk));
+      callback();
+    },
+  });
+  let resolveShutdown: (reason: CancelReason) => void = () => {};
+  const context: SessionContext = {
+    turn: {
+      settings: {} as TurnSettings,
+      log,
+      formatter: createFormatter("stream-json", stdout),
+      stdout,
+      stderr: stdout,
+    },
+    control: {
+      turnStarted() {},
+      turnEnded() {},
+      shutdown: new Promise((resolve) => {
+        resolveShutdown = resolve;
+      }),
+      printError: (message) => errors.push(message),
+    },
+    resume: undefined,
+    promptAfterHang: undefined,
+    maxHangRetries: 3,
+    async runTurn(_context, request) {
+      requests.push(request);
+      const result = results.shift();
+      if (!result) throw new Error("no more scripted turns");
+      return result;
+    },
+    ...options,
+  };
+  const wrapperLines = () =>
+    Buffer.concat(chunks)
+      .toString()
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return {
+    context,
+    requests,
+    errors,
+    wrapperLines,
+    shutdown: (reason: CancelReason) => resolveShutdown(reason),
+  };
+}
+
+const records = () =>
+  readFileSync(join(dir, readdirSync(dir)[0]!), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+function reader(inputs: PromptInput[]): PromptReader {
+  return {
+    next: async () => inputs.shift() ?? { kind: "eof" },
+    close() {},
+  };
+}
+
+describe("runPrintSession", () => {
+  it("retries hangs with --prompt-after-hang, resuming the session, then exits 0", async () => {
+    const { context, requests, wrapperLines } = setUp(
+      [
+        { ...base("s1"), outcome: "hang", reason: REASON },
+        { ...base("s1"), outcome: "hang", reason: REASON },
+        { ...base("s1"), outcome: "completed" },
+      ],
+      { promptAfterHang: "continue" },
+    );
+    const result = await runPrintSession(context, "build it");
+    expect(requests.map((request) => [request.prompt, request.resume])).toEqual([
+      ["build it", undefined],
+      ["continue", "s1"],
+      ["continue", "s1"],
+    ]);
+    expect(result).toEqual({
+      ending: { kind: "completed" },
+      outcome: "completed",
+      flagged: true,
+      turns: 3,
+      sessionId: "s1",
+    });
+    expect(wrapperLines().map((line) => [line.subtype, line.attempt])).toEqual([
+      ["retry", 1],
+      ["retry", 2],
+    ]);
+    const retries = records().filter((record) => record.msg === "retry");
+    expect(retries.map((record) => record.reason)).toEqual([REASON, REASON]);
+  });
+
+  it("ends with a hang (exit 2) once the retries in a row are spent", async () => {
+    const { context, wrapperLines } = setUp(
+      [
+        { ...base("s1"), outcome: "hang", reason: REASON },
+        { ...base("s1"), outcome: "hang", reason: REASON },
+      ],
+      { promptAfterHang: "continue", maxHangRetries: 1 },
+    );
+    const result = await runPrintSession(context, "x");
+    expect(result).toMatchObject({ ending: { kind: "hang" }, outcome: "hang", flagged: true });
+    expect(wrapperLines().map((line) => line.subtype)).toEqual(["retry", "hang_detected"]);
+  });
+
+  it("reports a failure once, never retried, and exits with an error", async () => {
+    const { context, errors, wrapperLines } = setUp(
+      [
+        {
+          ...base(undefined),
+          outcome: "abnormal",
+          exit: { code: 1, signal: null },
+          failure: { kind: "auth", detail: "Authentication required" },
+        },
+      ],
+      { promptAfterHang: "continue" },
+    );
+    const result = await runPrintSession(context, "x");
+    expect(result).toMatchObject({ ending: { kind: "error" }, outcome: "failure", flagged: true });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain("cursor-agent is not signed in");
+    expect(wrapperLines().map((line) => line.subtype)).toEqual(["abnormal_exit"]);
+  });
+});
+
+describe("runInteractiveSession", () => {
+  it("asks for the next prompt after each turn, resuming the session, until end of input", async () => {
+    const { context, requests } = setUp([
+      { ...base("s1"), outcome: "completed" },
+      { ...base("s1"), outcome: "hang", reason: REASON },
+      { ...base("s1"), outcome: "completed" },
+    ]);
+    const result = await runInteractiveSession(
+      context,
+      reader([
+        { kind: "prompt", text: "second" },
+        { kind: "prompt", text: "third" },
+      ]),
+      "first",
+    );
+    expect(requests.map((request) => [request.prompt, request.resume])).toEqual([
+      ["first", undefined],
+      ["second", "s1"],
+      ["third", "s1"],
+    ]);
+    expect(result).toMatchObject({
+      ending: { kind: "completed" },
+      outcome: "completed",
+      flagged: true,
+      turns: 3,
+    });
+  });
+
+  it("exits 130 on Ctrl+C at an empty prompt", async () => {
+    const { context } = setUp([]);
+    const result = await runInteractiveSession(context, reader([{ kind: "interrupt" }]), undefined);
+    expect(result).toMatchObject({
+      ending: { kind: "signal", signal: "SIGINT" },
+      outcome: "cancelled",
+      turns: 0,
+    });
+  });
+});

@@ -1,0 +1,168 @@
+import { type Ending, endingFlags } from "../exit-codes.js";
+import { writeRecord } from "../log-records.js";
+import type { PromptReader } from "../prompt-reader.js";
+import { resourceStats } from "../resources.js";
+import { type CancelReason, endingOfCancel, type RunControl } from "../run-control.js";
+import { runTurn, type TurnContext, type TurnRequest } from "../turn/run-turn.js";
+import { type TurnResult, turnFailed } from "../turn/turn-result.js";
+import { decideAfterTurn, type NextStep, nextConsecutiveHangs } from "./decide-after-turn.js";
+import { reportTurn } from "./report-turn.js";
+
+/** Everything a session needs. */
+export interface SessionContext {
+  turn: TurnContext;
+  control: Pick<RunControl, "turnStarted" | "turnEnded" | "shutdown" | "printError">;
+  /** The session to resume from the first turn, if any. */
+  resume: string | undefined;
+  promptAfterHang: string | undefined;
+  maxHangRetries: number;
+  /** Runs one turn. Default: {@link runTurn}; tests pass a fake. */
+  runTurn?: (context: TurnContext, request: TurnRequest) => Promise<TurnResult>;
+}
+
+/** How the whole session went. */
+export interface SessionResult {
+  ending: Ending;
+  /** For the log's last record: `completed`, `hang`, `failure`, `cancelled`, … */
+  outcome: string;
+  /** Something went wrong that deserves a look (R-LOG7): a hang, linger, budget or error. */
+  flagged: boolean;
+  turns: number;
+  sessionId: string | undefined;
+}
+
+/** The loop state shared by print and interactive sessions. */
+class Session {
+  private turns = 0;
+  private turnsFlagged = false;
+  private sessionId: string | undefined;
+  private consecutiveHangs = 0;
+
+  constructor(
+    private readonly context: SessionContext,
+    private readonly mode: "print" | "interactive",
+  ) {
+    this.sessionId = context.resume;
+  }
+
+  /** Run a turn, report it, and decide what follows. */
+  async turn(prompt: string): Promise<{ result: TurnResult; step: NextStep }> {
+    const { control, turn: turnContext } = this.context;
+    const controller = new AbortController();
+    control.turnStarted(controller);
+    this.turns += 1;
+    let result: TurnResult;
+    try {
+      result = await (this.context.runTurn ?? runTurn)(turnContext, {
+        prompt,
+        resume: this.sessionId,
+        signal: controller.signal,
+      });
+    } finally {
+      control.turnEnded();
+    }
+    this.sessionId = result.sessionId ?? this.sessionId;
+    writeRecord(turnContext.log, "turn_end", {
+      turn: this.turns,
+      outcome: result.outcome,
+      duration_ms: result.durationMs,
+      tool_calls: result.toolCalls,
+      session_id: this.sessionId,
+      cancel: result.outcome === "cancelled" ? result.cancel : undefined,
+      resources: resourceStats(),
+    });
+    if (result.outcome !== "completed" && result.outcome !== "cancelled") this.turnsFlagged = true;
+    const step = decideAfterTurn(result, {
+      mode: this.mode,
+      sessionId: this.sessionId,
+      promptAfterHang: this.context.promptAfterHang,
+      maxHangRetries: this.context.maxHangRetries,
+      consecutiveHangs: this.consecutiveHangs,
+    });
+    this.consecutiveHangs = nextConsecutiveHangs(result, step, this.consecutiveHangs);
+    reportTurn(result, step, {
+      formatter: turnContext.formatter,
+      log: turnContext.log,
+      printError: (message) => control.printError(message),
+      sessionId: this.sessionId,
+    });
+    return { result, step };
+  }
+
+  result(ending: Ending, outcome: string): SessionResult {
+    return {
+      ending,
+      outcome,
+      flagged: this.turnsFlagged || endingFlags(ending),
+      turns: this.turns,
+      sessionId: this.sessionId,
+    };
+  }
+}
+
+/** The outcome recorded for a turn that ended the session. */
+function outcomeOf(result: TurnResult): string {
+  return turnFailed(result) ? "failure" : result.outcome;
+}
+
+/** `-p`: one prompt, one turn (plus automatic retries after hangs), then exit (R-CLI3, R-CLI4). */
+export async function runPrintSession(
+  context: SessionContext,
+  prompt: string,
+): Promise<SessionResult> {
+  const session = new Session(context, "print");
+  let next = prompt;
+  for (;;) {
+    const { result, step } = await session.turn(next);
+    switch (step.next) {
+      case "retry":
+        next = step.prompt;
+        continue;
+      case "exit":
+      case "quit":
+        return session.result(step.ending, outcomeOf(result));
+      case "ask":
+        // Print sessions never ask; a step that would is a completed turn.
+        return session.result({ kind: "completed" }, outcomeOf(result));
+    }
+  }
+}
+
+/** Interactive: a prompt per line, the session resumed across turns (R-CLI5). */
+export async function runInteractiveSession(
+  context: SessionContext,
+  reader: PromptReader,
+  firstPrompt: string | undefined,
+): Promise<SessionResult> {
+  const session = new Session(context, "interactive");
+  let stop: CancelReason | undefined;
+  void context.control.shutdown.then((reason) => {
+    stop = reason;
+    reader.close();
+  });
+  type Asked = { prompt: string } | { ending: Ending; outcome: string };
+  const ask = async (): Promise<Asked> => {
+    // A shutdown closes the reader, which ends a pending next(). (Racing next() against the
+    // shutdown promise would add a reaction to that never-settling promise on every turn.)
+    const input = await reader.next();
+    if (stop) return { ending: endingOfCancel(stop), outcome: "cancelled" };
+    switch (input.kind) {
+      case "eof":
+        return { ending: { kind: "completed" }, outcome: "completed" };
+      case "interrupt":
+        return { ending: { kind: "signal", signal: "SIGINT" }, outcome: "cancelled" };
+      case "prompt":
+        return { prompt: input.text };
+    }
+  };
+  let asked: Asked = firstPrompt === undefined ? await ask() : { prompt: firstPrompt };
+  while ("prompt" in asked) {
+    const { result, step } = await session.turn(asked.prompt);
+    if (step.next === "exit" || step.next === "quit") {
+      return session.result(step.ending, outcomeOf(result));
+    }
+    if (stop) return session.result(endingOfCancel(stop), "cancelled");
+    asked = step.next === "retry" ? { prompt: step.prompt } : await ask();
+  }
+  return session.result(asked.ending, asked.outcome);
+}

@@ -1,0 +1,198 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { createLineFramer, sessionIdOf } from "@cursor-wrap/events";
+import { createFormatter } from "@cursor-wrap/format";
+import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
+import { realCapture } from "@cursor-wrap/testkit";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { fakeAgentProcess } from "../__fixtures__/fake-agent-process.js";
+import type { CancelReason } from "../run-control.js";
+import { runTurn, type TurnContext, type TurnSettings } from "./run-turn.js";
+
+let dir: string;
+let log: SessionLog;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "run-turn-test-"));
+  log = openSessionLog({ dir, retentionMs: 0, fsync: false });
+});
+afterEach(() => {
+  vi.useRealTimers();
+  log.close({ outcome: "test", flagged: false, exit_code: 0 });
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const SETTINGS: TurnSettings = {
+  agentBin: "cursor-agent",
+  agentArgs: (resume) => ["--print", ...(resume ? ["--resume", resume] : [])],
+  pty: false,
+  killGraceMs: 3_000,
+  drainGraceMs: 2_000,
+  parseCap: 16 * 1024 * 1024,
+  stderrMode: "errors",
+  monitor: { idleTimeoutMs: 60_000, toolGraceMs: 30_000, exitGraceMs: 10_000 },
+};
+
+function sink() {
+  const chunks: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(Buffer.from(chunk));
+      callback();
+    },
+  });
+  return { stream, bytes: () => Buffer.concat(chunks) };
+}
+
+function setUp(settings: Partial<TurnSettings> = {}, now?: () => number) {
+  const agent = fakeAgentProcess();
+  const stdout = sink();
+  const stderr = sink();
+  const context: TurnContext = {
+    settings: { ...SETTINGS, ...settings },
+    log,
+    formatter: createFormatter("stream-json", stdout.stream),
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    start: agent.start,
+    ...(now ? { now } : {}),
+  };
+  return { agent, context, stdout, stderr };
+}
+
+function records(): Array<Record<string, unknown>> {
+  const [file] = readdirSync(dir);
+  return readFileSync(join(dir, file!), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+const SESSION = "9e61a1c4-1d7a-4a38-a3f5-0f9ad3a8a1d2";
+const line = (value: unknown): string => `${JSON.stringify(value)}\n`;
+
+describe("runTurn", () => {
+  it("forwards a real capture byte for byte and collects what the turn learnt", async () => {
+    const capture = realCapture("reifying-cursor-hack--direct-sleep");
+    const events = createLineFramer().push(capture.bytes);
+    const { agent, context, stdout } = setUp();
+    const controller = new AbortController();
+    const turn = runTurn(context, {
+      prompt: "sleep",
+      resume: undefined,
+      signal: controller.signal,
+    });
+    await agent.whenStarted;
+    agent.stdout(capture.bytes);
+    agent.exit();
+    const result = await turn;
+    expect(stdout.bytes().equals(capture.bytes)).toBe(true);
+    expect(result).toMatchObject({
+      outcome: "completed",
+      sessionId: events.map(sessionIdOf).find(Boolean),
+      toolCalls: events.filter((event) => event.kind === "json" && event.subtype === "started")
+        .length,
+      exit: { code: 0, signal: null },
+      failure: undefined,
+    });
+    expect(agent.started).toMatchObject({
+      bin: "cursor-agent",
+      args: ["--print"],
+      prompt: "sleep",
+    });
+    const messages = records().map((record) => record.msg);
+    expect(messages.filter((message) => message === "tool_call_opened")).toHaveLength(
+      result.toolCalls,
+    );
+    expect(messages).toContain("result_received");
+    expect(messages.at(-1)).toBe("agent_exited");
+  });
+
+  it("kills a silent agent exactly at the idle timeout, with one timer and no polling", async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { agent, context } = setUp({}, () => Date.now());
+    const turn = runTurn(context, {
+      prompt: "x",
+      resume: undefined,
+      signal: new AbortController().signal,
+    });
+    await agent.whenStarted;
+    agent.stdout(line({ type: "system", subtype: "init", session_id: SESSION }));
+    await vi.advanceTimersByTimeAsync(59_999);
+    expect(agent.kills).toEqual([]);
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(agent.kills).toHaveLength(1);
+    const result = await turn;
+    expect(result.outcome).toBe("hang");
+    if (result.outcome !== "hang") throw new Error("unreachable");
+    expect(result.reason).toMatchObject({ kind: "idle", idleMs: 60_000 });
+    expect(result.sessionId).toBe(SESSION);
+    const verdict = records().find((record) => record.msg === "hang_detected");
+    expect(verdict).toMatchObject({ verdict: "hang", reason: { kind: "idle" } });
+    expect(records().some((record) => record.msg === "stall_warning")).toBe(true);
+  });
+
+  it("waits out a tool call's own declared timeout plus the grace", async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { agent, context } = setUp({}, () => Date.now());
+    const turn = runTurn(context, {
+      prompt: "x",
+      resume: SESSION,
+      signal: new AbortController().signal,
+    });
+    await agent.whenStarted;
+    expect(agent.started?.args).toEqual(["--print", "--resume", SESSION]);
+    agent.stdout(
+      line({
+        type: "tool_call",
+        subtype: "started",
+        call_id: "call\n1",
+        tool_call: { shellToolCall: { args: { command: "npm test", timeout: 120_000 } } },
+      }),
+    );
+    await vi.advanceTimersByTimeAsync(149_999);
+    expect(agent.kills).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    const result = await turn;
+    expect(result).toMatchObject({ outcome: "hang", reason: { kind: "tool", openCallCount: 1 } });
+  });
+
+  it("ends as cancelled when its signal aborts, killing the agent", async () => {
+    const { agent, context } = setUp();
+    const controller = new AbortController();
+    const turn = runTurn(context, { prompt: "x", resume: undefined, signal: controller.signal });
+    await agent.whenStarted;
+    const reason: CancelReason = { kind: "turn", signal: "SIGINT" };
+    controller.abort(reason);
+    const result = await turn;
+    expect(agent.kills).toEqual(["cancelled"]);
+    expect(result).toMatchObject({ outcome: "cancelled", cancel: reason });
+    expect(records().find((record) => record.msg === "agent_killed")).toMatchObject({
+      reason: "cancelled",
+      signal: "SIGTERM",
+    });
+  });
+
+  it("reports an exit without a result as abnormal, with the agent's last stderr line", async () => {
+    const { agent, context, stderr } = setUp();
+    const turn = runTurn(context, {
+      prompt: "x",
+      resume: undefined,
+      signal: new AbortController().signal,
+    });
+    await agent.whenStarted;
+    agent.stderr('{"type":"mirror"}\nError: stream closed unexpectedly\n');
+    agent.exit({ code: 3, signal: null });
+    const result = await turn;
+    expect(result).toMatchObject({
+      outcome: "abnormal",
+      exit: { code: 3 },
+      lastStderr: "Error: stream closed unexpectedly",
+    });
+    // --stderr errors: the JSON mirror is only logged, the error line is shown.
+    expect(stderr.bytes().toString()).toBe("Error: stream closed unexpectedly\n");
+  });
+});

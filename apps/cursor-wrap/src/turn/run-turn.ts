@@ -1,0 +1,313 @@
+import { type AgentEvent, toMonitorSignal } from "@cursor-wrap/events";
+import type { Formatter } from "@cursor-wrap/format";
+import type { SessionLog } from "@cursor-wrap/logger";
+import {
+  createDeadlineTimer,
+  createMonitor,
+  type DeadlineTimer,
+  type Monitor,
+  type MonitorOptions,
+  type Reason,
+} from "@cursor-wrap/monitor";
+import {
+  type AgentProcess,
+  type ExitInfo,
+  type StartOptions,
+  start as startProcess,
+} from "@cursor-wrap/supervisor";
+import { type FinalVerdict, VERDICT_RECORDS, writeRecord } from "../log-records.js";
+import type { StderrMode } from "../options/run-options.js";
+import type { CancelReason } from "../run-control.js";
+import { type DrainableOutput, pumpStdout, relayStderr } from "./agent-output.js";
+import { createTurnFacts, type TurnFacts } from "./turn-facts.js";
+import type { TurnResult } from "./turn-result.js";
+
+/** What a turn reads of the run's options. */
+export interface TurnSettings {
+  /** The agent binary. */
+  agentBin: string;
+  /** The agent's arguments for a turn that resumes `resume` (or starts a new session). */
+  agentArgs(resume: string | undefined): string[];
+  pty: boolean;
+  killGraceMs: number;
+  drainGraceMs: number;
+  parseCap: number;
+  stderrMode: StderrMode;
+  /** The hang monitor's thresholds. */
+  monitor: MonitorOptions;
+}
+
+/** Everything a turn needs that outlives it. */
+export interface TurnContext {
+  settings: TurnSettings;
+  log: SessionLog;
+  formatter: Formatter;
+  /** The wrapper's stdout: watched for backpressure, and its size given to a pty. */
+  stdout: NodeJS.WritableStream & DrainableOutput & { columns?: number; rows?: number };
+  /** The wrapper's stderr: agent stderr lines are shown here (per `--stderr`). */
+  stderr: NodeJS.WritableStream;
+  /** Told about the running agent (and `undefined` when it is gone), for last-resort kills. */
+  onAgent?: (agent: AgentProcess | undefined) => void;
+  /** Monotonic clock, ms. */
+  now?: () => number;
+  /** Starts the agent. Default: the supervisor's `start`; tests pass a fake. */
+  start?: (options: StartOptions) => Promise<AgentProcess>;
+}
+
+/** One turn: a prompt for one agent process. */
+export interface TurnRequest {
+  prompt: string;
+  resume: string | undefined;
+  /** Aborting (with a {@link CancelReason}) cancels the turn: the agent's tree is killed. */
+  signal: AbortSignal;
+}
+
+function redactArgs(args: readonly string[]): string[] {
+  return args.map((arg, index) => (args[index - 1] === "--api-key" ? "[REDACTED]" : arg));
+}
+
+function ptySize(stdout: TurnContext["stdout"]): { cols: number; rows: number } {
+  return { cols: stdout.columns ?? 120, rows: stdout.rows ?? 40 };
+}
+
+/** Start the agent for the turn, recording the spawn and its pid. */
+async function startAgent(context: TurnContext, request: TurnRequest): Promise<AgentProcess> {
+  const { settings, log } = context;
+  const args = settings.agentArgs(request.resume);
+  writeRecord(log, "agent_spawn", {
+    bin: settings.agentBin,
+    args: redactArgs(args),
+    resume: request.resume,
+    pty: settings.pty,
+    cwd: process.cwd(),
+    prompt_chars: request.prompt.length,
+  });
+  const agent = await (context.start ?? startProcess)({
+    bin: settings.agentBin,
+    args,
+    prompt: request.prompt,
+    pty: settings.pty ? ptySize(context.stdout) : false,
+    killGraceMs: settings.killGraceMs,
+    drainGraceMs: settings.drainGraceMs,
+    logger: log,
+  });
+  writeRecord(log, "agent_started", { pid: agent.pid });
+  return agent;
+}
+
+/** Kills the agent's tree at most once, and records how it went. */
+function createKiller(agent: AgentProcess, log: SessionLog) {
+  let killing: Promise<void> | undefined;
+  return {
+    kill(reason: string): void {
+      killing ??= agent.kill(reason).then((report) => {
+        writeRecord(log, "agent_killed", {
+          reason,
+          code: report.code,
+          signal: report.signal,
+          steps: report.steps,
+          survivors: report.survivors,
+          duration_ms: report.durationMs,
+        });
+      });
+    },
+    /** Resolves once a kill, if one was started, is over and recorded. */
+    done: (): Promise<void> => killing ?? Promise.resolve(),
+  };
+}
+
+/**
+ * Watch the monitor with one timer at its next deadline: log and show soft warnings, and on
+ * a verdict record it and kill the agent.
+ */
+function watchVerdicts(
+  context: TurnContext,
+  monitor: Monitor,
+  now: () => number,
+  kill: (reason: string) => void,
+): { timer: DeadlineTimer; verdict(): { verdict: FinalVerdict; reason: Reason } | undefined } {
+  const { log, formatter } = context;
+  let verdict: { verdict: FinalVerdict; reason: Reason } | undefined;
+  const timer = createDeadlineTimer({
+    nextDeadline: () => monitor.nextDeadline(),
+    now,
+    onDeadline(at) {
+      const check = monitor.check(at);
+      if (check.warning) {
+        writeRecord(log, "stall_warning", {
+          kind: check.warning.kind,
+          fires_in_ms: check.warning.firesInMs,
+          summary: check.warning.message,
+        });
+        formatter.notice(check.warning.message);
+      }
+      if (check.verdict === "ok" || check.verdict === "waiting") return;
+      verdict = { verdict: check.verdict, reason: check.reason };
+      timer.stop();
+      const fields = { reason: check.reason, summary: check.reason.message };
+      switch (check.verdict) {
+        case "hang":
+          writeRecord(log, VERDICT_RECORDS.hang, { verdict: "hang", ...fields });
+          break;
+        case "linger":
+          writeRecord(log, VERDICT_RECORDS.linger, { verdict: "linger", ...fields });
+          break;
+        case "budget":
+          writeRecord(log, VERDICT_RECORDS.budget, { verdict: "budget", ...fields });
+          break;
+      }
+      kill(check.reason.message);
+    },
+  });
+  return { timer, verdict: () => verdict };
+}
+
+/** Log, forward and observe one line of the agent's stdout. Returns true if a tool call started. */
+function observeEvent(
+  context: TurnContext,
+  monitor: Monitor,
+  facts: ReturnType<typeof createTurnFacts>,
+  event: AgentEvent,
+): boolean {
+  const { log } = context;
+  context.formatter.write(event);
+  const signal = toMonitorSignal(event);
+  const warning = monitor.observe(signal, event.recvAt.mono);
+  if (warning) {
+    writeRecord(log, "monitor_warning", {
+      code: warning.code,
+      call_id: warning.id,
+      summary: warning.message,
+    });
+  }
+  if (facts.event(event, signal) && facts.facts.sessionId) {
+    log.setSessionId(facts.facts.sessionId);
+  }
+  switch (signal.type) {
+    case "toolStart":
+      writeRecord(log, "tool_call_opened", {
+        call_id: signal.id,
+        kind: signal.kind,
+        label: signal.label,
+        timeout_ms: signal.timeoutMs,
+        background: signal.background,
+      });
+      return true;
+    case "toolEnd":
+      writeRecord(log, "tool_call_closed", { call_id: signal.id });
+      break;
+    case "done":
+      writeRecord(log, "result_received", {
+        is_error: facts.facts.resultIsError,
+        duration_ms: facts.facts.resultDurationMs,
+        usage: facts.facts.usage,
+      });
+      break;
+    default:
+      break;
+  }
+  return false;
+}
+
+/** The turn's result from what happened. */
+function turnResult(
+  facts: Readonly<TurnFacts>,
+  exit: ExitInfo,
+  verdict: { verdict: FinalVerdict; reason: Reason } | undefined,
+  signal: AbortSignal,
+  durationMs: number,
+): TurnResult {
+  const base = {
+    sessionId: facts.sessionId,
+    exit,
+    failure: facts.failure,
+    resultIsError: facts.resultIsError,
+    durationMs,
+    toolCalls: facts.toolCalls,
+    usage: facts.usage,
+    lastStderr: facts.lastStderr,
+  };
+  if (verdict) return { ...base, outcome: verdict.verdict, reason: verdict.reason };
+  if (signal.aborted)
+    return { ...base, outcome: "cancelled", cancel: signal.reason as CancelReason };
+  return { ...base, outcome: facts.resultReceived ? "completed" : "abnormal" };
+}
+
+/**
+ * Run one turn (ARCHITECTURE "one turn, as data"): start the agent; for every line of its
+ * stdout, parse once, log, forward, feed the monitor; keep one timer armed at the monitor's
+ * next deadline; a verdict or a cancel kills the agent's tree.
+ */
+export async function runTurn(context: TurnContext, request: TurnRequest): Promise<TurnResult> {
+  const { settings, log, formatter } = context;
+  const now = context.now ?? (() => performance.now());
+  const startedAt = now();
+  const agent = await startAgent(context, request);
+  context.onAgent?.(agent);
+
+  const monitor = createMonitor({ ...settings.monitor, startedAt, now });
+  const facts = createTurnFacts({ resuming: request.resume !== undefined });
+  const killer = createKiller(agent, log);
+  const watch = watchVerdicts(context, monitor, now, killer.kill);
+
+  const stdout = pumpStdout({
+    source: agent.stdout,
+    sink: context.stdout,
+    parseCap: settings.parseCap,
+    onEvents(events) {
+      // The raw records of a chunk are written (one write(2)) before any line is forwarded.
+      log.rawAll(events);
+      let toolStarted = false;
+      for (const event of events) {
+        if (observeEvent(context, monitor, facts, event)) toolStarted = true;
+      }
+      formatter.flush();
+      // Ordinary lines only push the deadline a little later: the timer stays where it is
+      // and catches up when it fires. A tool call can push it minutes later: sleep until then.
+      watch.timer.rearm({ exact: toolStarted });
+    },
+    onPause: () => watch.timer.pause(),
+    onResume() {
+      monitor.observe({ type: "activity", eventType: "stdout-drained" }, now());
+      watch.timer.resume();
+    },
+  });
+  const stderr = relayStderr({
+    source: agent.stderr,
+    log,
+    show: context.stderr,
+    mode: settings.stderrMode,
+    onLine(line) {
+      monitor.observe({ type: "activity", eventType: "stderr" }, now());
+      if (!line.json) facts.stderrText(line.text);
+    },
+    onChunk: () => watch.timer.rearm(),
+  });
+
+  const onResize = (): void => agent.resize(ptySize(context.stdout));
+  if (settings.pty) context.stdout.on("resize", onResize);
+  const onAbort = (): void => {
+    writeRecord(log, "turn_cancel_requested", { reason: request.signal.reason as CancelReason });
+    killer.kill("cancelled");
+  };
+  if (request.signal.aborted) onAbort();
+  else request.signal.addEventListener("abort", onAbort, { once: true });
+
+  watch.timer.rearm();
+  const exit = await agent.closed;
+  stdout.end();
+  stderr.end();
+  monitor.observe({ type: "exit", eventType: "exit" }, now());
+  watch.timer.stop();
+  request.signal.removeEventListener("abort", onAbort);
+  context.stdout.off("resize", onResize);
+  await killer.done();
+  context.onAgent?.(undefined);
+  const durationMs = Math.round(now() - startedAt);
+  writeRecord(log, "agent_exited", {
+    code: exit.code,
+    signal: exit.signal,
+    duration_ms: durationMs,
+  });
+  return turnResult(facts.facts, exit, watch.verdict(), request.signal, durationMs);
+}

@@ -1,0 +1,90 @@
+// Round trip of the session log's vocabulary: every record a run writes is one the table in
+// log-records.ts knows, and `logs show` and `replay` handle each as the table says.
+
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { isKnownRecord, RECORDS, type RecordName } from "../src/log-records.js";
+import { checkNoSurvivorsAfterAll, FAST, logFiles, run } from "./harness.js";
+
+checkNoSurvivorsAfterAll();
+
+/** Runs that between them write every kind of decision. */
+const RUNS: Array<{ args: string[]; scenario: string }> = [
+  { args: ["-p", "x"], scenario: "tools" },
+  {
+    args: ["-p", "x", "--prompt-after-hang", "go on", "--max-hang-retries", "1"],
+    scenario: "idle-hang",
+  },
+  { args: ["-p", "x"], scenario: "tool-hang:200" },
+  { args: ["-p", "x"], scenario: "linger" },
+  { args: ["-p", "x", "--max-turn-duration", "400ms"], scenario: "long-tool" },
+  { args: ["-p", "x"], scenario: "abnormal" },
+  { args: ["-p", "x"], scenario: "unauthenticated" },
+  { args: ["-p", "x", "--output-format", "text"], scenario: "garbage" },
+];
+
+const messagesOf = (file: string): string[] =>
+  readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => String((JSON.parse(line) as { msg: unknown }).msg));
+
+describe("the session log's vocabulary", () => {
+  it("is written, shown and replayed as the record table says", { timeout: 120_000 }, async () => {
+    const written = new Set<string>();
+    for (const { args, scenario } of RUNS) {
+      const result = await run([...args, ...FAST], { scenario });
+      const [file] = logFiles(result);
+      expect(file).toBeDefined();
+      const messages = messagesOf(file!);
+      for (const message of messages) written.add(message);
+
+      // Every record is known to the table (or written by the logger or supervisor themselves).
+      expect(messages.filter((message) => !isKnownRecord(message))).toEqual([]);
+
+      // `logs show` renders each turn, verdict, retry and turn end the log holds.
+      const shown = (await run(["logs", "show", file!])).stdout.toString();
+      const count = (name: RecordName) => messages.filter((message) => message === name).length;
+      expect(shown.split("── turn ").length - 1).toBe(count("agent_spawn"));
+      if (count("hang_detected") > 0) expect(shown).toContain("Hang detected");
+      if (count("linger_detected") > 0) expect(shown).toContain("did not exit");
+      if (count("budget_exceeded") > 0) expect(shown).toContain("Turn budget exceeded");
+      if (count("retry") > 0) {
+        expect(shown).toContain("Retrying (1/1)");
+        expect(shown).not.toContain("reason not recorded");
+      }
+
+      // `replay` finds every turn and lists every decision the table marks for it.
+      const replay = JSON.parse(
+        (await run(["replay", file!, "--json"])).stdout.toString(),
+      ) as Array<{
+        recorded: Array<{ message: string }>;
+      }>;
+      expect(replay).toHaveLength(count("agent_spawn"));
+      const decided = messages.filter(
+        (message) =>
+          Object.hasOwn(RECORDS, message) && RECORDS[message as RecordName].replay === "decided",
+      );
+      expect(
+        replay.flatMap((turn) => turn.recorded.map((item) => item.message.split(":")[0])),
+      ).toEqual(decided);
+    }
+    // The runs above cover every record a turn can decide.
+    for (const name of [
+      "hang_detected",
+      "linger_detected",
+      "budget_exceeded",
+      "retry",
+      "stall_warning",
+      "agent_killed",
+      "agent_failure",
+      "abnormal_exit",
+      "tool_call_opened",
+      "tool_call_closed",
+      "result_received",
+      "turn_end",
+    ]) {
+      expect([...written]).toContain(name);
+    }
+  });
+});
