@@ -1,13 +1,16 @@
 import { CursorWrapError } from "@cursor-wrap/errors";
 import { cac } from "cac";
 import type { RunIo } from "./commands/run.js";
-import { type AnyFlag, FLAGS, flagFor, flagHelp, flagSyntax } from "./options/flags.js";
+import { AGENT_FLAGS, MCP_OWN_SUBCOMMANDS } from "./options/agent-flags.js";
 import {
-  type GivenValue,
-  resolveOptions,
-  resolveRunOptions,
-  suggestFlag,
-} from "./options/resolve.js";
+  agentArgumentsOf,
+  agentCommandOf,
+  directArgs,
+  parseCommandLine,
+  wordsOf,
+} from "./options/command-line.js";
+import { type AnyFlag, FLAGS, flagFor, flagHelp, flagSyntax } from "./options/flags.js";
+import { resolveOptions, resolveRunOptions, suggestFlag } from "./options/resolve.js";
 import type { FlagKey } from "./options/run-options.js";
 import { printError } from "./print-error.js";
 import { UsageError } from "./usage-error.js";
@@ -17,38 +20,41 @@ declare const CURSOR_WRAP_VERSION: string;
 export const VERSION: string =
   typeof CURSOR_WRAP_VERSION === "string" ? CURSOR_WRAP_VERSION : "0.0.0-dev";
 
-const camel = (name: string): string =>
-  name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+/** cursor-wrap's own commands; any other first word is a prompt or the agent's subcommand. */
+const OWN_COMMANDS: ReadonlySet<string> = new Set(["logs", "replay", "demo"]);
 
-/** Whether the command line (before `--`) sets a flag, in any of its forms. */
-function givenOnCommandLine(definition: AnyFlag, argv: readonly string[]): boolean {
-  const forms = [
-    `--${definition.name}`,
-    ...(definition.negatable ? [`--no-${definition.name}`] : []),
-    ...(definition.short ? [`-${definition.short}`] : []),
-  ];
-  for (const arg of argv) {
-    if (arg === "--") return false;
-    if (forms.some((form) => arg === form || arg.startsWith(`${form}=`))) return true;
-  }
-  return false;
+/** The run flags `logs` and `replay` take too. */
+const LOGS_KEYS = ["logDir"] as const satisfies readonly FlagKey[];
+const REPLAY_KEYS = [
+  "idleTimeoutMs",
+  "toolGraceMs",
+  "toolTimeouts",
+  "exitGraceMs",
+  "maxTurnMs",
+] as const satisfies readonly FlagKey[];
+const flagsOf = (keys: readonly FlagKey[]): AnyFlag[] => keys.map((key) => flagFor(key) as AnyFlag);
+
+/** The command a command line names, if it is one of cursor-wrap's own. */
+function ownCommandOf(args: readonly string[]): string | undefined {
+  const words = parseCommandLine(args, { strict: false }).items.filter(
+    (item) => item.kind === "word" && !item.afterDashDash,
+  );
+  const [first, second] = words.map((item) => (item.kind === "word" ? item.token : ""));
+  if (first !== undefined && OWN_COMMANDS.has(first)) return first;
+  if (first === "mcp" && second !== undefined && MCP_OWN_SUBCOMMANDS.has(second)) return "mcp";
+  return undefined;
 }
 
-/** The flags a command line gave, by long name, as cac parsed them (the last of repeats). */
-function givenFlags(
-  parsed: Record<string, unknown>,
-  argv: readonly string[],
-  flags: readonly AnyFlag[],
-): Map<string, GivenValue> {
-  const given = new Map<string, GivenValue>();
-  for (const definition of flags) {
-    if (!givenOnCommandLine(definition, argv)) continue;
-    let value = parsed[camel(definition.name)];
-    if (Array.isArray(value)) value = value.at(-1);
-    if (value === undefined) continue;
-    given.set(definition.name, typeof value === "boolean" ? value : String(value));
+/** The last value of a flag that is not in the flag table (`--tail`), exactly as typed. */
+function rawValue(args: readonly string[], name: string): string | undefined {
+  let value: string | undefined;
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index]!;
+    if (arg === "--") break;
+    if (arg === `--${name}`) value = args[index + 1];
+    else if (arg.startsWith(`--${name}=`)) value = arg.slice(name.length + 3);
   }
-  return given;
+  return value;
 }
 
 function declare(
@@ -62,25 +68,31 @@ function declare(
   }
 }
 
-/** The run flags `logs` and `replay` take too. */
-const LOGS_KEYS = ["logDir"] as const satisfies readonly FlagKey[];
-const REPLAY_KEYS = [
-  "idleTimeoutMs",
-  "toolGraceMs",
-  "toolTimeouts",
-  "exitGraceMs",
-  "maxTurnMs",
-] as const satisfies readonly FlagKey[];
-const flagsOf = (keys: readonly FlagKey[]): AnyFlag[] => keys.map((key) => flagFor(key) as AnyFlag);
+const AGENT_FLAGS_HELP = [
+  "cursor-wrap takes cursor-agent's own flags and passes them on unchanged, in order:",
+  `  ${AGENT_FLAGS.filter((flag) => !flag.afterDashDashOnly)
+    .map((flag) => (flag.short ? `-${flag.short}/--${flag.name}` : `--${flag.name}`))
+    .join(", ")}`,
+  "Flags it does not know are passed on too (--foo=bar keeps its value; a bare --foo is a switch).",
+  "cursor-agent's subcommands (login, logout, status, whoami, models, --list-models, ls, resume,",
+  "update, mcp list, about, …) run cursor-agent directly. After --, cursor-agent's flags still",
+  "reach it (-- --version, -- --help); the first other word starts the prompt, which may begin with -.",
+  "",
+  "Defaults that differ from cursor-agent's: cursor-wrap passes --force (--no-force to leave it",
+  "out), and with -p prints stream-json (--output-format text for the final answer only).",
+  "Piped stdin without -p is one prompt per line.",
+].join("\n");
 
 /**
- * The command line (R-CLI1): the run command with every flag, and the `logs`, `replay` and
- * `demo` commands. Each command module is imported only when its command runs, so `--help`
- * and `--version` load nothing heavy.
+ * The command line (R-CLI1): cac for cursor-wrap's own commands (`logs`, `replay`, `demo`)
+ * and for help and version; the run command is taken apart by the flag tables
+ * (`parseCommandLine`), since it must accept cursor-agent's flags exactly as cursor-agent does.
+ * Each command module is imported only when its command runs, so `--help` and `--version`
+ * load nothing heavy.
  */
 export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.ProcessEnv) {
   const cli = cac("cursor-wrap");
-  cli.usage("[options] [prompt...] [-- cursor-agent options]");
+  cli.usage("[options] [prompt...]   (and every cursor-agent flag and subcommand)");
 
   const run = cli.command(
     "[...prompt]",
@@ -89,18 +101,8 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
   declare(run, FLAGS);
   run
     .example("cursor-wrap -p 'fix the failing test' > events.jsonl")
-    .example("echo 'summarise the repo' | cursor-wrap -p --output-format text")
-    .example("cursor-wrap --idle-timeout 2m --tool-timeout mcp=20m -- --stream-partial-output")
-    .action(async (prompt: string[], parsed: Record<string, unknown>) => {
-      const options = resolveRunOptions({
-        given: givenFlags(parsed, argv, FLAGS),
-        env,
-        positional: prompt,
-        passthrough: Array.isArray(parsed["--"]) ? (parsed["--"] as unknown[]).map(String) : [],
-      });
-      const { runCommand } = await import("./commands/run.js");
-      return runCommand(options, io);
-    });
+    .example("cursor-wrap -p -m gpt-5 --trust --output-format text 'summarise the repo'")
+    .example("cursor-wrap --idle-timeout 2m --tool-timeout mcp=20m --stream-partial-output");
 
   const logs = cli
     .command("logs [...args]", "List session logs, or `logs show <session|file>` to render one")
@@ -108,10 +110,8 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
     .option("--json", "Print JSON instead of a table");
   declare(logs, flagsOf(LOGS_KEYS));
   logs.action(async (args: string[], parsed: Record<string, unknown>) => {
-    const { logDir } = resolveOptions(LOGS_KEYS, {
-      given: givenFlags(parsed, argv, flagsOf(LOGS_KEYS)),
-      env,
-    });
+    const { given } = parseCommandLine(argv, { strict: false });
+    const { logDir } = resolveOptions(LOGS_KEYS, { given, env });
     const { logsCommand } = await import("./commands/logs.js");
     return logsCommand(
       { args, flagged: parsed.flagged === true, json: parsed.json === true, logDir },
@@ -131,18 +131,11 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
     );
   declare(replay, flagsOf(REPLAY_KEYS));
   replay.action(async (file: string, parsed: Record<string, unknown>) => {
-    const thresholds = resolveOptions(REPLAY_KEYS, {
-      given: givenFlags(parsed, argv, flagsOf(REPLAY_KEYS)),
-      env,
-    });
+    const { given } = parseCommandLine(argv, { strict: false });
+    const thresholds = resolveOptions(REPLAY_KEYS, { given, env });
     const { replayCommand } = await import("./commands/replay.js");
     return replayCommand(
-      {
-        file,
-        json: parsed.json === true,
-        tail: typeof parsed.tail === "string" ? parsed.tail : undefined,
-        thresholds,
-      },
+      { file, json: parsed.json === true, tail: rawValue(argv, "tail"), thresholds },
       io,
     );
   });
@@ -157,9 +150,56 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
       return demoCommand(io);
     });
 
-  cli.help();
+  cli.help((sections) => [
+    ...sections.filter((section) => section.title !== "Examples"),
+    { title: "cursor-agent's flags and subcommands", body: AGENT_FLAGS_HELP },
+    ...sections.filter((section) => section.title === "Examples"),
+  ]);
   cli.version(VERSION);
   return cli;
+}
+
+/** A cac error for people: an unknown option of a command gets a "did you mean". */
+function cacMessage(message: string, args: readonly string[]): string {
+  const unknown = /Unknown option `-*([^`]+)`/.exec(message)?.[1];
+  if (unknown === undefined) return message.replace(/`/g, "");
+  const kebab = unknown.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+  const command = ownCommandOf(args);
+  const known = [
+    "json",
+    ...(command === "logs" ? ["flagged", ...flagsOf(LOGS_KEYS).map((flag) => flag.name)] : []),
+    ...(command === "replay" ? ["tail", ...flagsOf(REPLAY_KEYS).map((flag) => flag.name)] : []),
+  ];
+  const suggestion = suggestFlag(kebab, known);
+  return `unknown option ${kebab.length > 1 ? "--" : "-"}${kebab}${suggestion ? ` (did you mean --${suggestion}?)` : ""}`;
+}
+
+/** Run the main command: supervised turns, or the agent itself for its own subcommands. */
+async function runMain(args: readonly string[], io: RunIo, env: NodeJS.ProcessEnv) {
+  const line = parseCommandLine(args);
+  if (line.help || line.version) {
+    const cli = createCli(args, io, env);
+    if (line.help) cli.parse(["node", "cursor-wrap", "--help"], { run: false });
+    else cli.outputVersion();
+    return 0;
+  }
+  const options = resolveRunOptions({
+    given: line.given,
+    env,
+    words: wordsOf(line),
+    agentArguments: agentArgumentsOf(line),
+  });
+  const { findAgentBinary } = await import("./agent/agent-binary.js");
+  const agentCommand = agentCommandOf(line);
+  if (agentCommand !== undefined) {
+    const { runAgentDirectly } = await import("./agent/run-agent-directly.js");
+    return runAgentDirectly({
+      bin: findAgentBinary(options.agentBin, env),
+      args: [...options.agentArgumentsFromEnv, ...directArgs(line)],
+    });
+  }
+  const { runCommand } = await import("./commands/run.js");
+  return runCommand({ ...options, agentBin: findAgentBinary(options.agentBin, env) }, io);
 }
 
 /** Parse and run a command line; returns the exit code. */
@@ -168,30 +208,16 @@ export async function runCli(
   io: RunIo,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  const cli = createCli(args, io, env);
   try {
+    if (ownCommandOf(args) === undefined) return await runMain(args, io, env);
+    const cli = createCli(args, io, env);
     cli.parse(["node", "cursor-wrap", ...args], { run: false });
     if (cli.options.help || cli.options.version) return 0;
     const code = await cli.runMatchedCommand();
     return typeof code === "number" ? code : 0;
   } catch (error) {
     if (error instanceof Error && error.name === "CACError") {
-      const kebab = (name: string) =>
-        name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
-      const unknown = /Unknown option `-*([^`]+)`/.exec(error.message)?.[1];
-      if (unknown === undefined) {
-        printError(io.stderr, `${error.message.replace(/`/g, "")}; see cursor-wrap --help`);
-        return 1;
-      }
-      const known = (cli.matchedCommand?.options ?? [])
-        .flatMap((option) => option.names)
-        .filter((name) => name.length > 1);
-      const suggestion = suggestFlag(kebab(unknown), known.map(kebab));
-      const flag = `${unknown.length > 1 ? "--" : "-"}${kebab(unknown)}`;
-      printError(
-        io.stderr,
-        `unknown option ${flag}${suggestion ? ` (did you mean --${suggestion}?)` : ""}; see cursor-wrap --help`,
-      );
+      printError(io.stderr, `${cacMessage(error.message, args)}; see cursor-wrap --help`);
       return 1;
     }
     if (UsageError.isInstance(error)) {

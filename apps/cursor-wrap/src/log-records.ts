@@ -43,6 +43,8 @@ export interface RecordFields {
   wrapper_crashed: { err: unknown };
   agent_spawn: {
     bin: string;
+    /** From the install path (`…/versions/<version>/…`), when the agent lives there. */
+    agent_version: string | undefined;
     args: string[];
     resume: string | undefined;
     pty: boolean;
@@ -50,6 +52,8 @@ export interface RecordFields {
     prompt_chars: number;
   };
   agent_started: { pid: number };
+  /** The agent updated itself between two turns of the session. */
+  agent_version_changed: { from: string; to: string };
   tool_call_opened: {
     call_id: string;
     kind: string;
@@ -120,12 +124,14 @@ export interface RecordSpec<Name extends RecordName = RecordName> {
 /** Every decision record, how it is written, and who shows or replays it. */
 export const RECORDS: { readonly [Name in RecordName]: RecordSpec<Name> } = {
   options: { level: "debug" },
-  signal_received: { level: "warn" },
+  // The text rendering says "Cancelled" itself: no log line glued to its status line.
+  signal_received: { level: "warn", shownBy: "text" },
   stdout_closed: { level: "warn" },
   run_failed: { level: "error", shownBy: "session" },
   wrapper_crashed: { level: "error" },
   agent_spawn: { level: "debug", show: "turn-start", replay: "turn-start" },
   agent_started: { level: "debug" },
+  agent_version_changed: { level: "info" },
   tool_call_opened: { level: "debug", sync: "soon" },
   tool_call_closed: { level: "debug", sync: "soon" },
   monitor_warning: { level: "warn", sync: "soon" },
@@ -134,7 +140,7 @@ export const RECORDS: { readonly [Name in RecordName]: RecordSpec<Name> } = {
   hang_detected: { level: "error", shownBy: "text", show: "verdict", replay: "decided" },
   linger_detected: { level: "warn", shownBy: "text", show: "verdict", replay: "decided" },
   budget_exceeded: { level: "error", shownBy: "text", show: "verdict", replay: "decided" },
-  turn_cancel_requested: { level: "warn" },
+  turn_cancel_requested: { level: "warn", shownBy: "text" },
   agent_killed: { level: "info", replay: "decided" },
   agent_exited: {
     level: (fields) => (fields.code === 0 ? "debug" : "info"),

@@ -1,4 +1,4 @@
 /** Print one line on stderr, prefixed with the program name. */
-export function printError(stderr: NodeJS.WritableStream, message: string): void {
+export function printError(stderr: { write(text: string): unknown }, message: string): void {
   stderr.write(`cursor-wrap: ${message}\n`);
 }

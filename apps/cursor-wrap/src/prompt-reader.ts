@@ -1,4 +1,5 @@
 import { createInterface, type Interface } from "node:readline";
+import type { PromptHistory } from "./prompt-history.js";
 
 /** What the user typed: a prompt, the end of input (Ctrl+D / EOF), or Ctrl+C at an empty prompt. */
 export type PromptInput =
@@ -12,18 +13,30 @@ export interface PromptReader {
   close(): void;
 }
 
+/** Options for {@link createPromptReader}. */
+export interface PromptReaderOptions {
+  /** Prompt history for Up/Down on a terminal (R-CLI5b). */
+  history?: PromptHistory;
+}
+
+/** Turns bracketed paste on and off: a paste then arrives between `ESC[200~` and `ESC[201~`. */
+const PASTE_ON = "\u001b[?2004h";
+const PASTE_OFF = "\u001b[?2004l";
+
 /**
  * Read prompts from `input`. On a terminal, show `> ` on `output` and let readline edit the
- * line; Ctrl+C on an empty line is an interrupt, on a non-empty one it clears the line. A
- * readline exists only while waiting for a prompt, so during a turn the terminal is back in
- * its normal mode and Ctrl+C reaches the wrapper as SIGINT. From a pipe, lines are read one
- * after the other until EOF.
+ * line, with history (Up/Down, across sessions) and pasting: a multi-line paste is one prompt.
+ * Ctrl+C on an empty line is an interrupt, on a non-empty one it clears the line. Between
+ * prompts the terminal is back in its normal mode, so Ctrl+C reaches the wrapper as SIGINT, and
+ * what is typed meanwhile waits for the next prompt. From a pipe, lines are read one after the
+ * other until EOF.
  */
 export function createPromptReader(
   input: NodeJS.ReadableStream & { isTTY?: boolean },
   output: NodeJS.WritableStream,
+  options: PromptReaderOptions = {},
 ): PromptReader {
-  if (input.isTTY === true) return terminalReader(input, output);
+  if (input.isTTY === true) return terminalReader(input as NodeJS.ReadStream, output, options);
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })[
     Symbol.asyncIterator
   ]();
@@ -42,45 +55,107 @@ export function createPromptReader(
   };
 }
 
-function terminalReader(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): PromptReader {
-  let active: Interface | undefined;
+function terminalReader(
+  input: NodeJS.ReadStream,
+  output: NodeJS.WritableStream,
+  options: PromptReaderOptions,
+): PromptReader {
+  const history = options.history;
+  const rl: Interface = createInterface({
+    input,
+    output,
+    terminal: true,
+    historySize: 500,
+    removeHistoryDuplicates: true,
+    history: history?.load() ?? [],
+  });
+  rl.setPrompt("> ");
+  // Typed (or pasted) prompts not asked for yet: none is lost.
+  const queued: PromptInput[] = [];
+  let waiting: ((input: PromptInput) => void) | undefined;
+  let pasting = false;
+  let pasted: string[] = [];
+  let closed = false;
+
+  const deliver = (result: PromptInput): void => {
+    if (waiting) {
+      const resolve = waiting;
+      waiting = undefined;
+      pause();
+      resolve(result);
+    } else queued.push(result);
+  };
+
+  /** Between prompts: the terminal in its normal mode, so Ctrl+C is SIGINT and echo works. */
+  const pause = (): void => {
+    if (closed) return;
+    output.write(PASTE_OFF);
+    rl.pause();
+    input.setRawMode?.(false);
+  };
+
+  const onKeypress = (_text: string, key: { name?: string } | undefined): void => {
+    if (key?.name === "paste-start") pasting = true;
+    else if (key?.name === "paste-end") pasting = false;
+  };
+  input.on("keypress", onKeypress);
+
+  rl.on("line", (line) => {
+    // readline has just put the line in its history: keep only whole prompts there.
+    const rlHistory = (rl as unknown as { history: string[] }).history;
+    if (rlHistory[0] === line) rlHistory.shift();
+    if (pasting) {
+      pasted.push(line);
+      return;
+    }
+    const text = [...pasted, line].join("\n");
+    pasted = [];
+    if (!text.trim()) {
+      if (waiting) rl.prompt();
+      return;
+    }
+    if (!text.startsWith(" ")) {
+      rlHistory.unshift(text);
+      history?.add(text);
+    }
+    deliver({ kind: "prompt", text: text.trim() });
+  });
+  rl.on("SIGINT", () => {
+    if (rl.line.length > 0 || pasted.length > 0) {
+      // Like a shell: Ctrl+C drops what was typed and asks again.
+      pasted = [];
+      rl.write(null, { ctrl: true, name: "e" });
+      rl.write(null, { ctrl: true, name: "u" });
+      output.write("^C\n");
+      rl.prompt();
+    } else {
+      output.write("\n");
+      deliver({ kind: "interrupt" });
+    }
+  });
+  rl.on("close", () => {
+    closed = true;
+    input.off("keypress", onKeypress);
+    output.write(PASTE_OFF);
+    deliver({ kind: "eof" });
+  });
+  pause();
+
   return {
     next() {
+      const ready = queued.shift();
+      if (ready) return Promise.resolve(ready);
+      if (closed) return Promise.resolve({ kind: "eof" });
       return new Promise<PromptInput>((resolve) => {
-        const rl = createInterface({ input, output, terminal: true, historySize: 100 });
-        active = rl;
-        let settled = false;
-        const finish = (result: PromptInput): void => {
-          if (settled) return;
-          settled = true;
-          active = undefined;
-          rl.close();
-          resolve(result);
-        };
-        rl.on("line", (line) => {
-          const text = line.trim();
-          if (text) finish({ kind: "prompt", text });
-          else rl.prompt();
-        });
-        rl.on("SIGINT", () => {
-          if (rl.line.length > 0) {
-            // Like a shell: Ctrl+C drops what was typed and asks again.
-            rl.write(null, { ctrl: true, name: "e" });
-            rl.write(null, { ctrl: true, name: "u" });
-            output.write("^C\n");
-            rl.prompt();
-          } else {
-            output.write("\n");
-            finish({ kind: "interrupt" });
-          }
-        });
-        rl.on("close", () => finish({ kind: "eof" }));
-        rl.setPrompt("> ");
+        waiting = resolve;
+        input.setRawMode?.(true);
+        rl.resume();
+        output.write(PASTE_ON);
         rl.prompt();
       });
     },
     close() {
-      active?.close();
+      if (!closed) rl.close();
     },
   };
 }

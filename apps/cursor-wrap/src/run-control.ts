@@ -30,6 +30,8 @@ export interface RunControlOptions {
   log: SessionLog;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+  /** Where lines for people go (the stderr above, or a wrapper that keeps a status line clean). */
+  show?: { write(text: string): unknown };
   /** Default: the real `process`. */
   process?: ProcessHooks;
 }
@@ -153,7 +155,7 @@ export function createRunControl(options: RunControlOptions): RunControl {
       agent = running;
     },
     printError(message) {
-      if (stopping?.kind !== "epipe") printError(options.stderr, message);
+      if (stopping?.kind !== "epipe") printError(options.show ?? options.stderr, message);
     },
     ending(sessionEnding) {
       return stopping ? endingOfCancel(stopping) : sessionEnding;

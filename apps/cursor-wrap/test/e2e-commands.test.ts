@@ -21,7 +21,7 @@ describe("cursor-wrap logs", () => {
     const list = await run(["logs", "--log-dir", logDir]);
     expect(list.code).toBe(0);
     const lines = list.stdout.toString().trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^START\s+SESSION\s+OUTCOME\s+TURNS\s+DURATION\s+FILE$/);
+    expect(lines[0]).toMatch(/^START\s+SESSION\s+OUTCOME\s+TURNS\s+DURATION\s+AGENT\s+FILE$/);
     expect(lines).toHaveLength(3);
     expect(list.stdout.toString()).toContain("hang (flagged)");
     expect(list.stdout.toString()).toContain(basename(doneFile!));

@@ -13,6 +13,7 @@ import {
   logRecords,
   run,
   wrap,
+  wrapperLines,
 } from "./harness.js";
 
 checkNoSurvivorsAfterAll();
@@ -24,7 +25,7 @@ describe("failures", () => {
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      'cursor-wrap: cannot start "no-such-cursor-agent": not found on PATH (install cursor-agent or set --agent-bin)\n',
+      'cursor-wrap: cannot start "no-such-cursor-agent": not found on PATH (install the Cursor CLI or set --agent-bin)\n',
     );
     expect(result.stdout.length).toBe(0);
   });
@@ -45,10 +46,16 @@ describe("failures", () => {
   it("exits 1 when the agent exits without a result, saying how", async () => {
     const result = await run(["-p", "x"], { scenario: "abnormal:3" });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("Error: stream closed unexpectedly\n"); // the agent's own stderr line
-    expect(result.stderr).toContain(
-      "cursor-wrap: cursor-agent exited with code 3 without a result: Error: stream closed unexpectedly\n",
+    // The agent's own stderr line, shown once; then cursor-wrap's line, which does not repeat it.
+    expect(result.stderr.match(/Error: stream closed unexpectedly/g)).toHaveLength(1);
+    expect(result.stderr).toMatch(
+      /Error: stream closed unexpectedly\n(.*\n)*cursor-wrap: cursor-agent exited with code 3 without a result\n$/,
     );
+    // The wrapper line, data for a consumer, keeps the agent's words.
+    expect(wrapperLines(result.stdout).at(-1)).toMatchObject({
+      subtype: "abnormal_exit",
+      reason: "cursor-agent exited with code 3 without a result: Error: stream closed unexpectedly",
+    });
     expect(logRecords(result).at(-1)).toMatchObject({
       msg: "session_end",
       outcome: "abnormal",
@@ -77,7 +84,9 @@ describe("failures", () => {
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`cursor-wrap: ${expected}`);
       expect(result.stderr.match(/cursor-wrap: /g)).toHaveLength(1);
-      expect(invocations(result)).toHaveLength(1);
+      // One turn; an auth failure is explained by the agent's own status command afterwards.
+      const turns = invocations(result).filter((call) => !call.scenario.startsWith("command:"));
+      expect(turns).toHaveLength(1);
       expect(logRecords(result).find((record) => record.msg === "agent_failure")).toBeDefined();
     });
   }
@@ -165,7 +174,7 @@ describe("the command line", () => {
     const result = await run(["-p", "x", "--idel-timeout", "5s"], { scenario: "quick" });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      "cursor-wrap: unknown option --idel-timeout (did you mean --idle-timeout?); see cursor-wrap --help\n",
+      "cursor-wrap: unknown option --idel-timeout (did you mean --idle-timeout?); a prompt that starts with - goes after --; see cursor-wrap --help\n",
     );
     expect(invocations(result)).toEqual([]);
   });

@@ -1,14 +1,14 @@
 // End to end, interactive mode and signals: the built executable against the fake agent.
 
-import { loadPty } from "@cursor-wrap/supervisor";
-import { fakeAgentBin, fakeAgentEnv, isAlive } from "@cursor-wrap/testkit";
+import { isAlive } from "@cursor-wrap/testkit";
 import { describe, expect, it } from "vitest";
 import {
-  CLI,
   checkNoSurvivorsAfterAll,
   FAST,
   invocations,
   logRecords,
+  onTerminal,
+  pty,
   run,
   survivors,
   wrap,
@@ -163,65 +163,6 @@ describe("signals during a turn", () => {
   });
 });
 
-const pty = await loadPty();
-if (!pty)
-  console.warn(
-    "cursor-wrap terminal tests skipped: neither @lydell/node-pty nor node-pty could be loaded here",
-  );
-
-/** Run cursor-wrap on a terminal; resolves with its exit code and everything it printed. */
-function onTerminal(args: string[], scenario: string) {
-  const terminal = pty!.spawn(
-    process.execPath,
-    [CLI, "--agent-bin", fakeAgentBin, "--log-dir", `/tmp/cursor-wrap-pty-${process.pid}`, ...args],
-    {
-      cols: 100,
-      rows: 30,
-      env: { ...process.env, NO_COLOR: "1", ...fakeAgentEnv({ scenario }) } as Record<
-        string,
-        string
-      >,
-    },
-  );
-  let output = "";
-  const waiters: Array<{ text: string; from: number; resolve: () => void }> = [];
-  terminal.onData((data) => {
-    output += data;
-    for (const waiter of waiters.splice(0)) {
-      if (output.indexOf(waiter.text, waiter.from) !== -1) waiter.resolve();
-      else waiters.push(waiter);
-    }
-  });
-  let seen = 0;
-  const exited = new Promise<number>((resolve) =>
-    terminal.onExit(({ exitCode }) => resolve(exitCode)),
-  );
-  return {
-    terminal,
-    exited,
-    output: () => output,
-    /** Resolves when `text` appears after everything seen so far. */
-    sees(text: string): Promise<void> {
-      const found = output.indexOf(text, seen);
-      if (found !== -1) {
-        seen = found + text.length;
-        return Promise.resolve();
-      }
-      const from = seen;
-      return new Promise<void>((resolve) =>
-        waiters.push({
-          text,
-          from,
-          resolve: () => {
-            seen = output.indexOf(text, from) + text.length;
-            resolve();
-          },
-        }),
-      );
-    },
-  };
-}
-
 describe.runIf(pty !== null)("on a terminal", () => {
   it("shows a > prompt, runs a turn per line, exits 130 on Ctrl+C at an empty prompt", async () => {
     const session = onTerminal([], "quick");
@@ -248,6 +189,8 @@ describe.runIf(pty !== null)("on a terminal", () => {
     session.terminal.write("\u0003");
     await session.sees("Cancelled");
     await session.sees("> ");
+    // One clean line: no log lines glued to the status line.
+    expect(session.output()).not.toContain("cursor-wrap warn");
     session.terminal.write("\u0004");
     expect(await session.exited).toBe(0);
   });

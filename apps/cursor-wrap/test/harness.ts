@@ -5,6 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadPty } from "@cursor-wrap/supervisor";
 import {
   type FakeAgentOptions,
   fakeAgentBin,
@@ -199,4 +200,94 @@ export function wrapperLines(stdout: Buffer): Array<Record<string, unknown>> {
     .split("\n")
     .filter((line) => line.startsWith('{"type":"wrapper"'))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** A pseudo-terminal package, or null where none loads (terminal tests are then skipped). */
+export const pty = await loadPty();
+if (!pty)
+  console.warn(
+    "cursor-wrap terminal tests skipped: neither @lydell/node-pty nor node-pty could be loaded here",
+  );
+
+/** Options for {@link onTerminal}. */
+export interface TerminalOptions {
+  scenario?: string;
+  env?: Record<string, string>;
+  /** Default flags (--agent-bin, --log-dir) are added unless false. */
+  defaults?: boolean;
+  /** Send stdout to this file instead (stderr stays on the terminal). */
+  redirectStdout?: string;
+}
+
+/** Run cursor-wrap on a terminal; resolves with its exit code and everything it printed. */
+export function onTerminal(args: string[], options: TerminalOptions | string = {}) {
+  const {
+    scenario,
+    env = {},
+    defaults = true,
+  } = typeof options === "string" ? { scenario: options } : options;
+  const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-pty-"));
+  runDirs.push(dir);
+  const terminal = pty!.spawn(
+    process.execPath,
+    [
+      CLI,
+      ...(defaults ? ["--agent-bin", fakeAgentBin, "--log-dir", join(dir, "logs")] : []),
+      ...args,
+    ],
+    {
+      cols: 100,
+      rows: 30,
+      env: {
+        ...process.env,
+        NO_COLOR: "1",
+        ...fakeAgentEnv({
+          scenario,
+          record: join(dir, "invocations.jsonl"),
+          pidFile: join(dir, "pids"),
+          descendantTtlMs: 30_000,
+        }),
+        ...env,
+      } as Record<string, string>,
+    },
+  );
+  let output = "";
+  const waiters: Array<{ text: string; from: number; resolve: () => void }> = [];
+  terminal.onData((data) => {
+    output += data;
+    for (const waiter of waiters.splice(0)) {
+      if (output.indexOf(waiter.text, waiter.from) !== -1) waiter.resolve();
+      else waiters.push(waiter);
+    }
+  });
+  let seen = 0;
+  const exited = new Promise<number>((resolve) =>
+    terminal.onExit(({ exitCode }) => resolve(exitCode)),
+  );
+  return {
+    terminal,
+    exited,
+    dir,
+    logDir: join(dir, "logs"),
+    output: () => output,
+    /** Resolves when `text` appears after everything seen so far. */
+    sees(text: string): Promise<void> {
+      const found = output.indexOf(text, seen);
+      if (found !== -1) {
+        seen = found + text.length;
+        return Promise.resolve();
+      }
+      const from = seen;
+      return new Promise<void>((resolve) =>
+        waiters.push({
+          text,
+          from,
+          resolve: () => {
+            seen = output.indexOf(text, from) + text.length;
+            resolve();
+          },
+        }),
+      );
+    },
+  };
 }

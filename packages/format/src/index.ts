@@ -1,9 +1,11 @@
+export { combineFormatters, createAnswerFormatter } from "./answer.js";
 export type { AssistantText } from "./assistant-text.js";
 export { createAssistantText } from "./assistant-text.js";
 export { createFormatter } from "./create-formatter.js";
 export type {
   Formatter,
   FormatterOptions,
+  NoticeTiming,
   Output,
   OutputFormat,
   TurnSummary,

@@ -25,7 +25,9 @@ export function createJsonFormatter(out: Output): Formatter {
       if (isTerminal(decision)) terminal = wrapperLine(decision, assistant.text());
     },
     flush() {},
+    startTurn() {},
     notice() {},
+    interrupt() {},
     endTurn() {
       const output = result ?? terminal;
       if (output !== undefined) out.write(output);

@@ -1,6 +1,6 @@
 import { formatDuration } from "@cursor-wrap/monitor";
 import type { createColors } from "picocolors";
-import type { Output } from "./types.js";
+import type { NoticeTiming, Output } from "./types.js";
 
 /** Options for {@link createStatusLine}. */
 export interface StatusLineOptions {
@@ -16,20 +16,35 @@ export interface StatusLineOptions {
   atLineStart: () => boolean;
 }
 
+/** What the agent is doing, as the status line says it. */
+export type StatusPhase = "waiting" | "thinking" | "responding";
+
+const PHASE_TEXT: Record<StatusPhase, string> = {
+  waiting: "waiting for cursor-agent",
+  thinking: "thinking",
+  responding: "responding",
+};
+
 /**
- * The one live line at the bottom of a terminal rendering: the running tool call and its
- * elapsed time, else a notice ("quiet for 30s; hang in 30s"). It is erased before any other
- * output and drawn again after it; a timer redraws it only while there is something to show.
+ * The one live line at the bottom of a terminal rendering, from the start of a turn to its
+ * end: the running tool call and its elapsed time, else what the agent is doing ("thinking ·
+ * 4s"); a soft warning counts down to the verdict it announces ("quiet for 31s; hang in 29s").
+ * It is erased before any other output and drawn again after it; a timer redraws it only while
+ * there is something to show.
  */
 export interface StatusLine {
+  /** A turn started (at `startedAt`): show that the agent is being waited for. */
+  startTurn(startedAt: number): void;
+  /** The agent is thinking or responding (`at`: when it last showed it). */
+  setPhase(phase: StatusPhase, at: number): void;
   /** A tool call started: shown until {@link toolEnded}. */
   toolStarted(id: string, what: string, startedAt: number): void;
   /** A tool call ended; returns when it started, if it was known. */
   toolEnded(id: string): number | undefined;
-  /** Forget every running tool call and the notice. */
+  /** The turn is over: forget the phase, every running tool call and the notice. */
   reset(): void;
-  /** Show a notice while no tool runs. */
-  setNotice(text: string): void;
+  /** Show a soft warning, counting down when its timing is known; "" clears it. */
+  setNotice(text: string, timing?: NoticeTiming): void;
   readonly notice: string;
   /** Erase the line (before writing other output). */
   clear(): void;
@@ -45,21 +60,46 @@ export interface StatusLine {
 export function createStatusLine(options: StatusLineOptions): StatusLine {
   const { out, tty, paint, now, refreshMs } = options;
   const running = new Map<string, { what: string; startedAt: number }>();
+  let phase: { phase: StatusPhase; since: number } | undefined;
   let notice = "";
+  let timing: NoticeTiming | undefined;
   let drawn = "";
   let timer: ReturnType<typeof setInterval> | undefined;
+
+  const countdown = (): string => {
+    if (!timing) return "";
+    return ` · hang in ${formatDuration(Math.max(0, timing.firesAt - now()))}`;
+  };
 
   const text = (): string => {
     const calls = [...running.values()];
     const latest = calls.at(-1);
     if (latest) {
       const more = calls.length > 1 ? ` (+${calls.length - 1} more)` : "";
-      return `${paint.cyan("⏳")} ${latest.what} ${paint.dim(`· ${formatDuration(now() - latest.startedAt)}${more}`)}`;
+      const warning = timing ? paint.yellow(countdown()) : "";
+      return `${paint.cyan("⏳")} ${latest.what} ${paint.dim(`· ${formatDuration(now() - latest.startedAt)}${more}`)}${warning}`;
     }
-    return notice ? paint.dim(notice) : "";
+    if (notice) {
+      if (timing?.quietSince !== undefined) {
+        return paint.yellow(
+          `… quiet for ${formatDuration(now() - timing.quietSince)}${countdown()} if nothing arrives`,
+        );
+      }
+      return paint.dim(notice);
+    }
+    if (phase) {
+      return paint.dim(`… ${PHASE_TEXT[phase.phase]} · ${formatDuration(now() - phase.since)}`);
+    }
+    return "";
   };
 
   const line: StatusLine = {
+    startTurn(startedAt) {
+      phase = { phase: "waiting", since: startedAt };
+    },
+    setPhase(next, at) {
+      if (phase?.phase !== next) phase = { phase: next, since: at };
+    },
     toolStarted(id, what, startedAt) {
       running.set(id, { what, startedAt });
     },
@@ -70,10 +110,13 @@ export function createStatusLine(options: StatusLineOptions): StatusLine {
     },
     reset() {
       running.clear();
+      phase = undefined;
       notice = "";
+      timing = undefined;
     },
-    setNotice(next) {
+    setNotice(next, nextTiming) {
       notice = next;
+      timing = next ? nextTiming : undefined;
     },
     get notice() {
       return notice;
@@ -93,7 +136,7 @@ export function createStatusLine(options: StatusLineOptions): StatusLine {
     refresh() {
       line.clear();
       line.draw();
-      const wanted = tty && (running.size > 0 || notice !== "");
+      const wanted = tty && (running.size > 0 || notice !== "" || phase !== undefined);
       if (wanted && !timer) {
         timer = setInterval(line.refresh, refreshMs);
         timer.unref?.();

@@ -62,7 +62,9 @@ export function createStreamJsonFormatter(out: Output): Formatter {
       out.write(`${atLineStart ? "" : "\n"}${wrapperLine(decision, assistant.text())}`);
       atLineStart = true;
     },
+    startTurn() {},
     notice() {},
+    interrupt() {},
     endTurn() {
       flush();
       assistant.reset();

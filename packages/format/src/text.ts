@@ -180,10 +180,15 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
         if (event.subtype === "init") return;
         break;
       case "user":
+        return;
       case "thinking":
+        status.setPhase("thinking", event.recvAt.mono);
+        status.refresh();
         return;
       case "assistant":
+        status.setPhase("responding", event.recvAt.mono);
         renderAssistant(event);
+        status.refresh();
         return;
       case "tool_call":
         if (event.subtype === "started") renderToolStart(event);
@@ -191,6 +196,8 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
         return;
       case "result": {
         usage = resultInfo(event)?.usage;
+        status.reset();
+        status.refresh();
         if (!atLineStart) print("\n");
         return;
       }
@@ -279,9 +286,16 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
     },
 
     flush() {},
-    notice(message) {
+    startTurn() {
+      status.startTurn(now());
+      status.refresh();
+    },
+    interrupt() {
+      status.clear();
+    },
+    notice(message, timing) {
       if (tty) {
-        status.setNotice(`… ${message}`);
+        status.setNotice(`… ${message}`, timing);
         status.refresh();
       } else {
         line(paint.dim(`… ${message}`), "meta");

@@ -40,8 +40,18 @@ export interface TurnSummary {
   outcome: string;
 }
 
+/** When a soft warning's verdict would fire, so a live display can count down to it. */
+export interface NoticeTiming {
+  /** Monotonic time (ms, same clock as the events' `recvAt.mono`) the verdict would fire. */
+  firesAt: number;
+  /** For an idle warning: since when the agent has been quiet. */
+  quietSince?: number;
+}
+
 /** Renders events to one output stream. */
 export interface Formatter {
+  /** A turn starts (its agent is being started): a live status line shows it from now on. */
+  startTurn(): void;
   /**
    * Render one event (in stream order). Output may be held until {@link flush} (or the end of
    * the current synchronous run), so a caller can pass a whole chunk of events and have them
@@ -52,8 +62,14 @@ export interface Formatter {
   flush(): void;
   /** Render a wrapper decision. */
   wrapper(decision: WrapperDecision): void;
-  /** A soft warning ("quiet for 30s; hang in 30s"): a dim status line in text mode, nothing otherwise. */
-  notice(message: string): void;
+  /**
+   * A soft warning ("quiet for 30s; hang in 30s"): in text mode a status line that counts down
+   * when `timing` is given (also beside a running tool), a dim line off a terminal; nothing in
+   * the other formats.
+   */
+  notice(message: string, timing?: NoticeTiming): void;
+  /** Something else is about to write to the same terminal: erase the live status line first. */
+  interrupt(): void;
   /** The turn is over. */
   endTurn(summary: TurnSummary): void;
   /** The assistant text of the current turn so far. */

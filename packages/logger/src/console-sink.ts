@@ -12,10 +12,17 @@ export const LEVELS = {
 /** A level name, or `silent` for none. */
 export type LevelName = keyof typeof LEVELS;
 
+/** Where the console sink writes: usually `process.stderr`. */
+export interface ConsoleStream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+  hasColors?: (env?: NodeJS.ProcessEnv) => boolean;
+}
+
 /** Where and how much the console sink prints (R-LOG5). */
 export interface ConsoleSinkOptions {
   /** Usually `process.stderr`. */
-  stream: NodeJS.WritableStream;
+  stream: ConsoleStream;
   /** Lowest level printed. */
   level: LevelName;
   /** Colour the output. Default: the stream is a TTY and NO_COLOR is unset (FORCE_COLOR forces). */
@@ -55,17 +62,11 @@ function describe(fields: Record<string, unknown>): string {
 }
 
 /** Default colour decision: FORCE_COLOR forces it; otherwise Node's own terminal check (NO_COLOR, TERM). */
-export function colorFor(
-  stream: NodeJS.WritableStream,
-  env: NodeJS.ProcessEnv = process.env,
-): boolean {
+export function colorFor(stream: ConsoleStream, env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "" && env.FORCE_COLOR !== "0")
     return true;
   if (env.NO_COLOR) return false;
-  const terminal = stream as { isTTY?: boolean; hasColors?: (env?: NodeJS.ProcessEnv) => boolean };
-  return (
-    terminal.isTTY === true && typeof terminal.hasColors === "function" && terminal.hasColors(env)
-  );
+  return stream.isTTY === true && typeof stream.hasColors === "function" && stream.hasColors(env);
 }
 
 /** Render one record for people: `cursor-wrap warn: hang detected: no output for 1m …`. */

@@ -1,4 +1,4 @@
-export type { ConsoleSinkOptions, LevelName } from "./console-sink.js";
+export type { ConsoleSinkOptions, ConsoleStream, LevelName } from "./console-sink.js";
 export { LEVELS, renderConsoleLine } from "./console-sink.js";
 export { LogDirError } from "./errors.js";
 export type { LogFileName, LogTag } from "./file-names.js";

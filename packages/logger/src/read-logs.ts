@@ -38,6 +38,8 @@ export interface SessionSummary {
   turns?: number;
   durationMs?: number;
   exitCode?: number;
+  /** The agent's version at the session's last turn, when it was known. */
+  agentVersion?: string;
   sizeBytes: number;
 }
 
@@ -87,6 +89,7 @@ export function listSessions(dir: string): SessionSummary[] {
         if (typeof end.turns === "number") summary.turns = end.turns;
         if (typeof end.duration_ms === "number") summary.durationMs = end.duration_ms;
         if (typeof end.exit_code === "number") summary.exitCode = end.exit_code;
+        if (typeof end.agent_version === "string") summary.agentVersion = end.agent_version;
         if (typeof end.session_id === "string" && summary.sessionId.startsWith("unknown")) {
           summary.sessionId = end.session_id;
         }

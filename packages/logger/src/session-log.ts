@@ -49,6 +49,8 @@ export interface SessionEnd {
   duration_ms?: number;
   /** The agent session, once known. */
   session_id?: string;
+  /** The agent's version at the last turn, when known. */
+  agent_version?: string;
 }
 
 /** The records a session log writes by itself (the caller's decisions come on top), by message. */

@@ -18,6 +18,7 @@ export type {
 export {
   DEFAULT_DRAIN_GRACE_MS,
   DEFAULT_KILL_GRACE_MS,
+  findExecutable,
   SUPERVISOR_RECORDS,
   start,
 } from "./start.js";

@@ -130,8 +130,16 @@ function signalName(value: number | string | null | undefined): NodeJS.Signals |
   return (entry?.[0] as NodeJS.Signals | undefined) ?? null;
 }
 
-/** Resolve the binary like the shell would, so a missing one is reported before spawning. */
-function resolveBinary(bin: string, env: NodeJS.ProcessEnv, cwd: string): string {
+/**
+ * Find an executable like the shell would: a path (relative to `cwd`) as it is, a bare name
+ * on `PATH`. Returns its path, or undefined with the reason (`ENOENT`, or `EACCES` with the
+ * path of a file that is there but not executable).
+ */
+export function findExecutable(
+  bin: string,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): { path: string } | { path: undefined; reason: "ENOENT" | "EACCES"; denied?: string } {
   const candidates = bin.includes("/")
     ? [isAbsolute(bin) ? bin : resolve(cwd, bin)]
     : (env.PATH ?? "")
@@ -143,16 +151,25 @@ function resolveBinary(bin: string, env: NodeJS.ProcessEnv, cwd: string): string
     try {
       if (!statSync(candidate).isFile()) continue;
       accessSync(candidate, constants.X_OK);
-      return candidate;
+      return { path: candidate };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "EACCES") denied = candidate;
     }
   }
-  if (denied !== undefined) {
+  return denied === undefined
+    ? { path: undefined, reason: "ENOENT" }
+    : { path: undefined, reason: "EACCES", denied };
+}
+
+/** Resolve the binary, so a missing one is reported before spawning. */
+function resolveBinary(bin: string, env: NodeJS.ProcessEnv, cwd: string): string {
+  const found = findExecutable(bin, env, cwd);
+  if (found.path !== undefined) return found.path;
+  if (found.reason === "EACCES") {
     throw new AgentSpawnError(
       bin,
       "EACCES",
-      `${denied} is not executable (set --agent-bin to a working binary)`,
+      `${found.denied} is not executable (set --agent-bin to a working binary)`,
     );
   }
   throw new AgentSpawnError(

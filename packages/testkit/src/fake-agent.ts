@@ -62,6 +62,9 @@ export interface Invocation {
   /** The wrapper's per-run token from its environment, if any. */
   token: string | undefined;
   stdinIsTTY: boolean;
+  /** Recorded for the agent's own subcommands, which cursor-wrap runs on the user's terminal. */
+  stdoutIsTTY?: boolean;
+  /** The scenario played, or `command:<subcommand>` for one of the agent's own commands. */
   scenario: string;
   sessionId: string;
   startedAt: number;

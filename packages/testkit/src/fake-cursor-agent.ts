@@ -9,14 +9,47 @@ import { join } from "node:path";
 import { appendRecord, runSteps } from "./run-steps.js";
 import { type ScenarioContext, type Step, scenarios } from "./scenarios.js";
 
+// cursor-agent's flags that take a value (always, or only when the next argument is not a flag),
+// so the fake agent tells a flag's value from the prompt as cursor-agent does.
 const VALUE_FLAGS = new Set([
-  "--resume",
   "--model",
   "-m",
   "--workspace",
   "--output-format",
   "--api-key",
+  "--auth-token",
   "--mode",
+  "--sandbox",
+  "--header",
+  "-H",
+  "--endpoint",
+  "-e",
+  "--add-dir",
+  "--plugin-dir",
+  "--worktree-base",
+  "--name",
+  "-n",
+]);
+const OPTIONAL_VALUE_FLAGS = new Set(["--resume", "--worktree", "-w"]);
+
+/** cursor-agent's subcommands: the fake prints what it was asked and exits. */
+const SUBCOMMANDS = new Set([
+  "login",
+  "logout",
+  "status",
+  "whoami",
+  "models",
+  "ls",
+  "resume",
+  "update",
+  "upgrade",
+  "mcp",
+  "about",
+  "create-chat",
+  "install-shell-integration",
+  "uninstall-shell-integration",
+  "acp",
+  "help",
 ]);
 
 interface ParsedArgs {
@@ -39,6 +72,12 @@ function parseArgs(argv: string[]): ParsedArgs {
     } else if (VALUE_FLAGS.has(arg)) {
       flags[arg] = argv[index + 1] ?? "";
       index += 1;
+    } else if (OPTIONAL_VALUE_FLAGS.has(arg)) {
+      const next = argv[index + 1];
+      if (next !== undefined && !next.startsWith("-")) {
+        flags[arg] = next;
+        index += 1;
+      } else flags[arg] = true;
     } else if (arg.startsWith("-") && arg.length > 1) {
       flags[arg] = true;
     } else {
@@ -46,6 +85,35 @@ function parseArgs(argv: string[]): ParsedArgs {
     }
   }
   return { flags, positional };
+}
+
+/** The agent's own commands and info flags: print what was asked, exit with FAKE_AGENT_EXIT_CODE. */
+function runSubcommand(argv: string[], parsed: ParsedArgs, recordFile: string | undefined): number {
+  const [command, ...rest] = parsed.positional;
+  if (recordFile) {
+    appendRecord(recordFile, {
+      argv,
+      prompt: "",
+      stdin: "",
+      cwd: process.cwd(),
+      pid: process.pid,
+      pgid: pgid(),
+      token: process.env.CURSOR_WRAP_AGENT_TOKEN,
+      stdinIsTTY: process.stdin.isTTY === true,
+      stdoutIsTTY: process.stdout.isTTY === true,
+      scenario: `command:${command ?? Object.keys(parsed.flags).join(",")}`,
+      sessionId: "",
+      startedAt: Date.now(),
+    });
+  }
+  if (command === "status" && parsed.flags["--format"] === true && rest[0] === "json") {
+    process.stdout.write(`${process.env.FAKE_AGENT_STATUS_JSON ?? '{"isAuthenticated":true}'}\n`);
+  } else if (parsed.flags["--list-models"] === true || command === "models") {
+    process.stdout.write("auto\ngpt-5\nsonnet-4.5\n");
+  } else {
+    process.stdout.write(`fake-cursor-agent ${argv.join(" ")}\n`);
+  }
+  return Number(process.env.FAKE_AGENT_EXIT_CODE ?? 0);
 }
 
 async function readStdin(): Promise<string> {
@@ -97,13 +165,23 @@ async function main(): Promise<number> {
   const argv = process.argv.slice(2);
   const { flags, positional } = parseArgs(argv);
   if (flags["--version"] === true || flags["-v"] === true) {
-    process.stdout.write("fake-cursor-agent 2026.01.28-test\n");
+    process.stdout.write(`${process.env.FAKE_AGENT_VERSION ?? "2026.01.28-test"}\n`);
     return 0;
+  }
+  const recordFile = process.env.FAKE_AGENT_RECORD;
+  const first = positional[0];
+  const print = flags["--print"] === true || flags["-p"] === true;
+  if (
+    flags["--list-models"] === true ||
+    flags["--help"] === true ||
+    flags["-h"] === true ||
+    (first !== undefined && SUBCOMMANDS.has(first) && !(first === "resume" && print))
+  ) {
+    return runSubcommand(argv, { flags, positional }, recordFile);
   }
   // Like cursor-agent: a piped stdin is read to EOF even when the prompt is an argument.
   const stdinText = process.stdin.isTTY ? "" : await readStdin();
   const prompt = positional.length > 0 ? positional.join(" ") : stdinText;
-  const recordFile = process.env.FAKE_AGENT_RECORD;
   const turn = previousInvocations(recordFile);
   const resume = typeof flags["--resume"] === "string" ? flags["--resume"] : undefined;
   const context = {

@@ -71,7 +71,8 @@ export async function demoCommand(io: RunIo): Promise<number> {
         logDir,
         logLevel: "silent",
       },
-      { ...io, stdin: io.stdin },
+      io,
+      { alwaysRender: true },
     );
     if (code !== step.expected) failures += 1;
     io.stdout.write(

@@ -33,13 +33,14 @@ function localTime(epochMs: number): string {
 
 function table(sessions: SessionSummary[]): string {
   const rows = [
-    ["START", "SESSION", "OUTCOME", "TURNS", "DURATION", "FILE"],
+    ["START", "SESSION", "OUTCOME", "TURNS", "DURATION", "AGENT", "FILE"],
     ...sessions.map((session) => [
       localTime(session.startedAt),
       session.sessionId,
       `${session.outcome}${session.flagged ? " (flagged)" : ""}${session.incomplete ? " (incomplete)" : ""}`,
       session.turns === undefined ? "-" : String(session.turns),
       session.durationMs === undefined ? "-" : formatDuration(session.durationMs),
+      session.agentVersion ?? "-",
       basename(session.path),
     ]),
   ];

@@ -1,10 +1,16 @@
-import { createFormatter } from "@cursor-wrap/format";
+import {
+  combineFormatters,
+  createAnswerFormatter,
+  createFormatter,
+  type Formatter,
+} from "@cursor-wrap/format";
 import { openSessionLog } from "@cursor-wrap/logger";
-import { buildArgs } from "@cursor-wrap/supervisor";
+import { turnArgs } from "../agent/agent-args.js";
 import { exitCodeOf } from "../exit-codes.js";
 import { recordsWhere, writeRecord } from "../log-records.js";
 import { monitorOptions } from "../options/resolve.js";
 import type { RunOptions } from "../options/run-options.js";
+import { openPromptHistory } from "../prompt-history.js";
 import { createPromptReader } from "../prompt-reader.js";
 import { createRunControl } from "../run-control.js";
 import { runInteractiveSession, runPrintSession, type SessionContext } from "../session/session.js";
@@ -35,16 +41,16 @@ async function printPrompt(options: RunOptions, io: RunIo): Promise<string> {
 }
 
 /** What a turn reads of the options. */
-function turnSettings(options: RunOptions): TurnSettings {
+function turnSettings(options: RunOptions & { agentBin: string }): TurnSettings {
   return {
     agentBin: options.agentBin,
-    agentArgs: (resume) =>
-      buildArgs({
-        resume,
+    agentArgs: ({ resume, firstTurn }) =>
+      turnArgs({
+        given: options.agentArguments,
         force: options.force,
-        model: options.model,
-        workspace: options.workspace,
-        passthrough: options.passthrough,
+        resume,
+        firstTurn,
+        fromEnv: options.agentArgumentsFromEnv,
       }),
     pty: options.pty,
     killGraceMs: options.killGraceMs,
@@ -59,23 +65,93 @@ function turnSettings(options: RunOptions): TurnSettings {
 const SHOWN_BY_SESSION = recordsWhere((spec) => spec.shownBy === "session");
 const SHOWN_BY_TEXT = recordsWhere((spec) => spec.shownBy === "text");
 
+/** How a run presents itself beyond what its options say. */
+export interface Presentation {
+  /** Render text fully even to a pipe (the demo, which is for people wherever it is shown). */
+  alwaysRender?: boolean;
+}
+
+/** Where a run's output goes. */
+interface Outputs {
+  formatter: Formatter;
+  /** A text rendering reaches people (it shows verdicts and errors itself). */
+  rendersForPeople: boolean;
+  /** The wrapper's stderr for people: erases the live status line before each write. */
+  stderr: { write(text: string | Buffer): unknown; isTTY?: boolean; hasColors?: () => boolean };
+}
+
+/** A stream that asks the formatter to erase its status line before each write. */
+function beforeWriting(stream: RunIo["stderr"], formatter: Formatter): Outputs["stderr"] {
+  const terminal = stream as { hasColors?: () => boolean };
+  return {
+    write(text) {
+      formatter.interrupt();
+      return stream.write(text);
+    },
+    isTTY: stream.isTTY === true,
+    ...(typeof terminal.hasColors === "function"
+      ? { hasColors: terminal.hasColors.bind(stream) }
+      : {}),
+  };
+}
+
+/**
+ * The formatter for the output format and where stdout goes (R-FMT, R-CLI1e): `-p
+ * --output-format text` to a pipe or a file prints the final answer only, as cursor-agent's own
+ * text format does, with the rendering of tools and progress on stderr when that is a terminal.
+ */
+function createOutputs(options: RunOptions, io: RunIo, presentation: Presentation): Outputs {
+  if (
+    options.outputFormat === "text" &&
+    options.print &&
+    io.stdout.isTTY !== true &&
+    !presentation.alwaysRender
+  ) {
+    const answer = createAnswerFormatter(io.stdout);
+    if (io.stderr.isTTY !== true)
+      return { formatter: answer, rendersForPeople: false, stderr: io.stderr };
+    const rendering = createFormatter("text", io.stderr, { tty: true });
+    return {
+      formatter: combineFormatters(answer, rendering),
+      rendersForPeople: true,
+      stderr: beforeWriting(io.stderr, rendering),
+    };
+  }
+  const formatter = createFormatter(options.outputFormat, io.stdout, {
+    tty: io.stdout.isTTY === true,
+  });
+  const text = options.outputFormat === "text";
+  return {
+    formatter,
+    rendersForPeople: text,
+    stderr: text && io.stdout.isTTY === true ? beforeWriting(io.stderr, formatter) : io.stderr,
+  };
+}
+
 /**
  * The main command: run cursor-agent under supervision, in print or interactive mode, and
  * return the exit code (R-CLI3). Signals, a closed stdout and crashes all kill the agent's
  * process tree before the wrapper exits (R-SUP3): see `run-control.ts`.
  */
-export async function runCommand(options: RunOptions, io: RunIo): Promise<number> {
+export async function runCommand(
+  options: RunOptions & { agentBin: string },
+  io: RunIo,
+  presentation: Presentation = {},
+): Promise<number> {
   const prompt = options.print ? await printPrompt(options, io) : options.prompt;
   const startedAt = performance.now();
+  const { formatter, rendersForPeople, stderr } = createOutputs(options, io, presentation);
   const log = openSessionLog({
     dir: options.logDir,
     console: {
-      stream: io.stderr,
+      stream: stderr,
       level: options.logLevel,
-      skip:
-        options.outputFormat === "text"
-          ? [...SHOWN_BY_SESSION, ...SHOWN_BY_TEXT]
-          : SHOWN_BY_SESSION,
+      skip: [
+        ...SHOWN_BY_SESSION,
+        ...(rendersForPeople ? SHOWN_BY_TEXT : []),
+        // The agent's stderr lines are shown as they are, once.
+        ...(options.stderrMode === "none" ? [] : ["agent_stderr"]),
+      ],
     },
     redact: options.redact,
     retentionMs: options.logRetentionMs,
@@ -95,14 +171,12 @@ export async function runCommand(options: RunOptions, io: RunIo): Promise<number
     pty: options.pty,
     parse_cap: options.parseCap,
   });
-  const formatter = createFormatter(options.outputFormat, io.stdout, {
-    tty: io.stdout.isTTY === true,
-  });
   const control = createRunControl({
     print: options.print,
     log,
     stdout: io.stdout,
     stderr: io.stderr,
+    show: stderr,
   });
   const context: SessionContext = {
     turn: {
@@ -110,16 +184,19 @@ export async function runCommand(options: RunOptions, io: RunIo): Promise<number
       log,
       formatter,
       stdout: io.stdout,
-      stderr: io.stderr,
+      stderr,
       onAgent: (agent) => control.agentChanged(agent),
     },
     control,
+    rendersForPeople,
     resume: options.resume,
     promptAfterHang: options.promptAfterHang,
     maxHangRetries: options.maxHangRetries,
   };
 
-  const reader = options.print ? undefined : createPromptReader(io.stdin, io.stderr);
+  const reader = options.print
+    ? undefined
+    : createPromptReader(io.stdin, io.stderr, { history: openPromptHistory() });
   try {
     const result = reader
       ? await runInteractiveSession(context, reader, prompt)
@@ -137,6 +214,7 @@ export async function runCommand(options: RunOptions, io: RunIo): Promise<number
       turns: result.turns,
       duration_ms: Math.round(performance.now() - startedAt),
       session_id: result.sessionId,
+      agent_version: result.agentVersion,
     });
     return exitCode;
   } catch (error) {

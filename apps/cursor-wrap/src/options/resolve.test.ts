@@ -7,9 +7,8 @@ import { resolveRunOptions, suggestFlag } from "./resolve.js";
 const resolve = (
   given: Record<string, string | boolean>,
   env: NodeJS.ProcessEnv = {},
-  positional: string[] = [],
-  passthrough: string[] = [],
-) => resolveRunOptions({ given: new Map(Object.entries(given)), env, positional, passthrough });
+  words: string[] = [],
+) => resolveRunOptions({ given: new Map(Object.entries(given)), env, words });
 
 describe("resolveRunOptions", () => {
   it("applies the defaults of the design and SPEC", () => {
@@ -28,9 +27,7 @@ describe("resolveRunOptions", () => {
       tickIntervalMs: undefined,
       promptAfterHang: undefined,
       maxHangRetries: 3,
-      agentBin: "cursor-agent",
-      model: undefined,
-      workspace: undefined,
+      agentBin: undefined,
       force: true,
       pty: false,
       stderrMode: "errors",
@@ -39,7 +36,8 @@ describe("resolveRunOptions", () => {
       logRetentionMs: 604_800_000,
       redact: true,
       parseCap: 16 * 1024 * 1024,
-      passthrough: [],
+      agentArguments: [],
+      agentArgumentsFromEnv: [],
       prompt: undefined,
     });
   });
@@ -65,7 +63,6 @@ describe("resolveRunOptions", () => {
       },
       {},
       ["fix", "it"],
-      ["--x"],
     );
     expect(options).toMatchObject({
       idleTimeoutMs: 120_000,
@@ -75,7 +72,6 @@ describe("resolveRunOptions", () => {
       redact: false,
       pty: true,
       parseCap: 1_048_576,
-      passthrough: ["--x"],
       prompt: "fix it",
     });
   });
@@ -138,8 +134,6 @@ describe("the flag table", () => {
       "log-dir",
       "log-level",
       "agent-bin",
-      "model",
-      "workspace",
       "force",
       "resume",
       "prompt-after-hang",

@@ -1,6 +1,8 @@
 import type { MonitorOptions } from "@cursor-wrap/monitor";
 import { closest, distance } from "fastest-levenshtein";
 import { UsageError } from "../usage-error.js";
+import { AGENT_FLAGS } from "./agent-flags.js";
+import type { AgentArgument } from "./command-line.js";
 import {
   type DefaultContext,
   defaultOf,
@@ -82,10 +84,10 @@ export function resolveOptions<Key extends FlagKey>(
 
 /** What the run command was given. */
 export interface RunInput extends CommandInput {
-  /** Positional arguments: the prompt, joined by spaces. */
-  positional?: readonly string[];
-  /** Arguments after `--`, for the agent. */
-  passthrough?: readonly string[];
+  /** The words of the command line: the prompt, joined by spaces. */
+  words?: readonly string[];
+  /** The agent's own flags as the user gave them, in order. */
+  agentArguments?: readonly AgentArgument[];
 }
 
 /**
@@ -99,12 +101,33 @@ export function resolveRunOptions(input: RunInput): RunOptions {
     input,
     { print },
   );
-  const prompt = input.positional?.length ? input.positional.join(" ") : undefined;
+  const agentArguments = [...(input.agentArguments ?? [])];
+  let prompt: string | undefined;
+  if (input.words?.length) {
+    prompt = input.words.join(" ");
+    if (!prompt.trim()) throw new UsageError("the prompt is empty");
+  }
   return {
     ...options,
-    passthrough: [...(input.passthrough ?? [])],
-    prompt: prompt?.trim() ? prompt : undefined,
+    agentArguments,
+    agentArgumentsFromEnv: agentFlagsFromEnv(agentArguments, input.env),
+    prompt,
   };
+}
+
+/**
+ * Agent flags that cursor-wrap variables supply (`CURSOR_WRAP_MODEL`, `CURSOR_WRAP_WORKSPACE`)
+ * when the command line does not give them.
+ */
+function agentFlagsFromEnv(given: readonly AgentArgument[], env: NodeJS.ProcessEnv): string[] {
+  const args: string[] = [];
+  for (const flag of AGENT_FLAGS) {
+    const value = flag.env === undefined ? undefined : env[flag.env];
+    if (value === undefined || value === "") continue;
+    if (given.some((argument) => argument.flag === flag)) continue;
+    args.push(`--${flag.name}`, value);
+  }
+  return args;
 }
 
 /** The monitor's thresholds as the options set them (a live turn and `replay` alike). */

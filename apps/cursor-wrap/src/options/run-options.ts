@@ -1,5 +1,6 @@
 import type { OutputFormat } from "@cursor-wrap/format";
 import type { LevelName } from "@cursor-wrap/logger";
+import type { AgentArgument } from "./command-line.js";
 
 /** How much of the agent's stderr is shown: all of it, non-JSON lines only, or nothing. */
 export type StderrMode = "all" | "errors" | "none";
@@ -24,9 +25,8 @@ export interface RunOptions {
   tickIntervalMs: number | undefined;
   promptAfterHang: string | undefined;
   maxHangRetries: number;
-  agentBin: string;
-  model: string | undefined;
-  workspace: string | undefined;
+  /** The agent binary as given; undefined: look for it (R-CLI1d). */
+  agentBin: string | undefined;
   force: boolean;
   pty: boolean;
   stderrMode: StderrMode;
@@ -35,11 +35,16 @@ export interface RunOptions {
   logRetentionMs: number;
   redact: boolean;
   parseCap: number;
-  /** Arguments after `--`, for cursor-agent. */
-  passthrough: string[];
+  /** The agent's own flags as the user gave them, in order (R-CLI1b). */
+  agentArguments: AgentArgument[];
+  /** Agent flags supplied by cursor-wrap variables (`CURSOR_WRAP_MODEL=…` → `--model …`). */
+  agentArgumentsFromEnv: string[];
   /** The prompt given as arguments, if any. */
   prompt: string | undefined;
 }
 
 /** The fields the flag table sets. */
-export type FlagKey = Exclude<keyof RunOptions, "passthrough" | "prompt">;
+export type FlagKey = Exclude<
+  keyof RunOptions,
+  "agentArguments" | "agentArgumentsFromEnv" | "prompt"
+>;

@@ -69,7 +69,7 @@ describe("decideAfterTurn", () => {
     ["budget", "print", "left", "exit hang"],
     ["budget", "interactive", "left", "ask"],
     ["abnormal", "print", "left", "exit error"],
-    ["abnormal", "interactive", "left", "exit error"],
+    ["abnormal", "interactive", "left", "ask"],
     ["hang + auth failure", "print", "left", "exit error"],
     ["hang + auth failure", "interactive", "left", "exit error"],
     ["Ctrl+C", "interactive", "none", "ask"],

@@ -33,7 +33,7 @@ export interface SessionState {
  * - `completed`, `linger`: interactive asks for more; `-p` exits 0 (1 for an `is_error` result).
  * - `hang`: retried with `--prompt-after-hang` while the budget of retries in a row lasts;
  *   otherwise interactive asks, `-p` exits 2. `budget` is never retried.
- * - `abnormal` (no result): an error.
+ * - `abnormal` (no result): an error with `-p`; interactive asks again (a crash costs a turn).
  * - `cancelled`: Ctrl+C in an interactive turn asks again; a signal ends the session with
  *   128+n; a closed stdout ends it quietly with 1.
  */
@@ -63,7 +63,8 @@ export function decideAfterTurn(result: TurnResult, state: SessionState): NextSt
     case "budget":
       return interactive ? { next: "ask" } : { next: "exit", ending: { kind: "hang" } };
     case "abnormal":
-      return { next: "exit", ending: { kind: "error" } };
+      // An agent that crashed ends the turn; interactively the session goes on.
+      return interactive ? { next: "ask" } : { next: "exit", ending: { kind: "error" } };
     case "cancelled":
       return afterCancel(result.cancel);
     default: {

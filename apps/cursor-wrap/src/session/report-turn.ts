@@ -14,6 +14,12 @@ export interface ReportContext {
   printError(message: string): void;
   /** The session as it stands after the turn. */
   sessionId: string | undefined;
+  /** A text rendering reaches people and shows errors itself: no separate line on stderr. */
+  rendersForPeople: boolean;
+  /** The agent's stderr lines were shown as they came: people need not read them again. */
+  stderrShown: boolean;
+  /** What `agent status` says, to explain a sign-in failure. */
+  agentStatus?: string;
 }
 
 function describeExit(exit: ExitInfo): string {
@@ -42,16 +48,18 @@ export function reportTurn(result: TurnResult, step: NextStep, context: ReportCo
   if (turnFailed(result)) {
     // Auth, plan and quota failures are never retried: one clear message, exit 1.
     const failure = result.failure!;
-    const message = failureMessage(failure, sessionId);
+    const message = `${failureMessage(failure, sessionId)}${
+      context.agentStatus ? `\n(cursor-agent status: ${context.agentStatus})` : ""
+    }`;
     writeRecord(log, "agent_failure", {
       kind: failure.kind,
       detail: failure.detail,
       summary: message,
     });
-    context.printError(message);
+    if (!context.rendersForPeople) context.printError(message);
     formatter.wrapper({
       kind: "error",
-      message: message.split("\n")[0]!,
+      message: context.rendersForPeople ? message : message.split("\n")[0]!,
       sessionId,
       terminal: true,
     });
@@ -89,16 +97,21 @@ export function reportTurn(result: TurnResult, step: NextStep, context: ReportCo
       formatter.wrapper({ kind: result.outcome, reason: result.reason, sessionId, terminal: true });
       break;
     case "abnormal": {
-      const message = `cursor-agent exited with ${describeExit(result.exit)} without a result${
-        result.lastStderr ? `: ${result.lastStderr}` : ""
-      }`;
+      const what = `cursor-agent exited with ${describeExit(result.exit)} without a result`;
+      const message = result.lastStderr ? `${what}: ${result.lastStderr}` : what;
       writeRecord(log, "abnormal_exit", {
         code: result.exit.code,
         signal: result.exit.signal,
         summary: message,
       });
-      context.printError(message);
-      formatter.wrapper({ kind: "error", message, sessionId, terminal: true });
+      // People who just saw the agent's stderr line do not need it again.
+      const forPeople = context.stderrShown ? what : message;
+      if (context.rendersForPeople) {
+        formatter.wrapper({ kind: "error", message: forPeople, sessionId, terminal: true });
+      } else {
+        context.printError(forPeople);
+        formatter.wrapper({ kind: "error", message, sessionId, terminal: true });
+      }
       break;
     }
     case "cancelled": {

@@ -54,7 +54,7 @@ function setUp(results: TurnResult[], options: Partial<SessionContext> = {}) {
   let resolveShutdown: (reason: CancelReason) => void = () => {};
   const context: SessionContext = {
     turn: {
-      settings: {} as TurnSettings,
+      settings: { agentBin: "/nonexistent/cursor-agent", stderrMode: "errors" } as TurnSettings,
       log,
       formatter: createFormatter("stream-json", stdout),
       stdout,

@@ -1,3 +1,5 @@
+import { agentStatusSummary } from "../agent/agent-status.js";
+import { agentVersionOf } from "../agent/agent-version.js";
 import { type Ending, endingFlags } from "../exit-codes.js";
 import { writeRecord } from "../log-records.js";
 import type { PromptReader } from "../prompt-reader.js";
@@ -16,6 +18,8 @@ export interface SessionContext {
   resume: string | undefined;
   promptAfterHang: string | undefined;
   maxHangRetries: number;
+  /** A text rendering reaches people: it shows errors itself, and the agent's stderr lines are shown. */
+  rendersForPeople?: boolean;
   /** Runs one turn. Default: {@link runTurn}; tests pass a fake. */
   runTurn?: (context: TurnContext, request: TurnRequest) => Promise<TurnResult>;
 }
@@ -29,6 +33,8 @@ export interface SessionResult {
   flagged: boolean;
   turns: number;
   sessionId: string | undefined;
+  /** The agent's version at the last turn, when its install path tells it. */
+  agentVersion?: string | undefined;
 }
 
 /** The loop state shared by print and interactive sessions. */
@@ -37,6 +43,7 @@ class Session {
   private turnsFlagged = false;
   private sessionId: string | undefined;
   private consecutiveHangs = 0;
+  private agentVersion: string | undefined;
 
   constructor(
     private readonly context: SessionContext,
@@ -51,11 +58,22 @@ class Session {
     const controller = new AbortController();
     control.turnStarted(controller);
     this.turns += 1;
+    const agentVersion = agentVersionOf(turnContext.settings.agentBin);
+    if (agentVersion && this.agentVersion && agentVersion !== this.agentVersion) {
+      // The CLI updates itself in the background, even between two turns.
+      writeRecord(turnContext.log, "agent_version_changed", {
+        from: this.agentVersion,
+        to: agentVersion,
+      });
+    }
+    this.agentVersion = agentVersion ?? this.agentVersion;
     let result: TurnResult;
     try {
       result = await (this.context.runTurn ?? runTurn)(turnContext, {
         prompt,
         resume: this.sessionId,
+        firstTurn: this.turns === 1,
+        ...(agentVersion ? { agentVersion } : {}),
         signal: controller.signal,
       });
     } finally {
@@ -80,11 +98,19 @@ class Session {
       consecutiveHangs: this.consecutiveHangs,
     });
     this.consecutiveHangs = nextConsecutiveHangs(result, step, this.consecutiveHangs);
+    // After a sign-in failure, ask the agent what it knows of its sign-in (a few ms, once).
+    const status =
+      turnFailed(result) && result.failure?.kind === "auth"
+        ? await agentStatusSummary(turnContext.settings.agentBin)
+        : undefined;
     reportTurn(result, step, {
       formatter: turnContext.formatter,
       log: turnContext.log,
       printError: (message) => control.printError(message),
       sessionId: this.sessionId,
+      rendersForPeople: this.context.rendersForPeople === true,
+      stderrShown: turnContext.settings.stderrMode !== "none",
+      ...(status ? { agentStatus: status } : {}),
     });
     return { result, step };
   }
@@ -96,6 +122,7 @@ class Session {
       flagged: this.turnsFlagged || endingFlags(ending),
       turns: this.turns,
       sessionId: this.sessionId,
+      agentVersion: this.agentVersion,
     };
   }
 }

@@ -71,7 +71,7 @@ export interface StderrRelayOptions {
   source: Readable | undefined;
   log: Pick<SessionLog, "stderr">;
   /** The wrapper's stderr. */
-  show: NodeJS.WritableStream;
+  show: { write(chunk: Buffer): unknown };
   mode: StderrMode;
   /** A line arrived: JSON events count as activity only; other text may explain a failure. */
   onLine(line: { json: boolean; text: string }): void;

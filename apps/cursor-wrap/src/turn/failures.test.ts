@@ -9,6 +9,17 @@ describe("classifyFailureLine", () => {
     ["T: Named models unavailable Free plans can only use Auto.", "plan"],
     ["Error: You've hit your usage limit for this billing period.", "quota"],
     ["  spendLimitHit: true", "quota"],
+    [
+      "Workspace Trust Required: this workspace has not been trusted. Pass --trust, --yolo, or -f to trust it.",
+      "trust",
+    ],
+    ["Cannot use this model: gpt-9. Available models: auto, gpt-5, sonnet-4.5", "model"],
+    [
+      'Failed to claim persistent session for chat "abc": Persistent-session chat ID must be a UUID',
+      "session-id",
+    ],
+    ["⚠ Warning: The provided API key is invalid.", "auth"],
+    ["Error: Headless mode is disabled by your organization.", "policy"],
   ])("%s is %s", (line, kind) => {
     expect(classifyFailureLine(line, false)).toEqual({ kind, detail: line.trim() });
   });
@@ -43,5 +54,8 @@ describe("failureMessage", () => {
     expect(failureMessage({ kind: "unknown-session", detail: "Chat not found" }, "s-1")).toContain(
       "does not know session s-1",
     );
+    expect(
+      failureMessage({ kind: "trust", detail: "Workspace Trust Required" }, undefined),
+    ).toContain("Pass --trust");
   });
 });

@@ -1,15 +1,33 @@
 /** A failure the agent reported that no retry can fix (R-CLI4). */
 export interface AgentFailure {
-  kind: "auth" | "plan" | "quota" | "agent-error" | "unknown-session";
+  kind:
+    | "auth"
+    | "plan"
+    | "quota"
+    | "trust"
+    | "model"
+    | "session-id"
+    | "policy"
+    | "agent-error"
+    | "unknown-session";
   /** The agent's own words. */
   detail: string;
 }
 
+// The agent's wording, as CLI versions up to 2026.09 print it (published probes and captures).
+// Recognised by wording where nothing better exists; a new wording is an ordinary abnormal exit.
 const PATTERNS: Array<[AgentFailure["kind"], RegExp]> = [
+  ["trust", /Workspace Trust Required|Pass --trust, --yolo, or -f/i],
+  ["model", /Cannot use this model|Available models:/i],
+  ["session-id", /Persistent-session chat ID must be a UUID|Failed to claim persistent session/i],
+  [
+    "policy",
+    /headless (mode )?(is |has been )?(disabled|not (allowed|enabled))|disabled headless|organi[sz]ation (admin )?has disabled/i,
+  ],
   ["plan", /ActionRequiredError|Named models unavailable|upgrade (your )?plan/i],
   [
     "auth",
-    /Authentication required|\[unauthenticated\]|not (logged|signed) in|agent login|invalid api key/i,
+    /Authentication required|\[unauthenticated\]|not (logged|signed) in|agent login|invalid api key|API key is invalid/i,
   ],
   ["quota", /usage limit|spendLimitHit|quota exceeded|out of credits/i],
 ];
@@ -29,7 +47,7 @@ export function classifyFailureLine(line: string, resuming: boolean): AgentFailu
   return undefined;
 }
 
-/** The one clear message shown for a failure (on stderr, exit 1). */
+/** The one clear message shown for a failure (on stderr, exit 1), with the fix. */
 export function failureMessage(failure: AgentFailure, sessionId: string | undefined): string {
   switch (failure.kind) {
     case "auth":
@@ -38,9 +56,21 @@ export function failureMessage(failure: AgentFailure, sessionId: string | undefi
       return `cursor-agent refused the request for your plan: ${failure.detail}`;
     case "quota":
       return `cursor-agent has hit a usage limit: ${failure.detail}`;
+    case "trust":
+      return `cursor-agent does not trust this workspace: ${failure.detail}\nPass --trust (or leave out --no-force: cursor-wrap passes --force by default).`;
+    case "model":
+      return `cursor-agent cannot use that model: ${failure.detail}\nPick one with -m/--model (cursor-wrap --list-models lists them).`;
+    case "session-id":
+      return `cursor-agent refused the session id: ${failure.detail}\nResume with the UUID the agent printed (cursor-wrap logs lists them), or leave out --resume.`;
+    case "policy":
+      return `cursor-agent may not run headless here: ${failure.detail}\nYour organisation's admin can allow it.`;
     case "agent-error":
       return `cursor-agent reported an error: ${failure.detail}`;
     case "unknown-session":
       return `cursor-agent does not know session ${sessionId ?? "?"} (it may have expired): ${failure.detail}\nStart a new session without --resume.`;
+    default: {
+      const unreachable: never = failure.kind;
+      return unreachable;
+    }
   }
 }

@@ -26,7 +26,7 @@ afterEach(() => {
 
 const SETTINGS: TurnSettings = {
   agentBin: "cursor-agent",
-  agentArgs: (resume) => ["--print", ...(resume ? ["--resume", resume] : [])],
+  agentArgs: ({ resume }) => ["--print", ...(resume ? ["--resume", resume] : [])],
   pty: false,
   killGraceMs: 3_000,
   drainGraceMs: 2_000,
@@ -82,6 +82,7 @@ describe("runTurn", () => {
     const turn = runTurn(context, {
       prompt: "sleep",
       resume: undefined,
+      firstTurn: true,
       signal: controller.signal,
     });
     await agent.whenStarted;
@@ -116,6 +117,7 @@ describe("runTurn", () => {
     const turn = runTurn(context, {
       prompt: "x",
       resume: undefined,
+      firstTurn: true,
       signal: new AbortController().signal,
     });
     await agent.whenStarted;
@@ -141,6 +143,7 @@ describe("runTurn", () => {
     const turn = runTurn(context, {
       prompt: "x",
       resume: SESSION,
+      firstTurn: true,
       signal: new AbortController().signal,
     });
     await agent.whenStarted;
@@ -163,7 +166,12 @@ describe("runTurn", () => {
   it("ends as cancelled when its signal aborts, killing the agent", async () => {
     const { agent, context } = setUp();
     const controller = new AbortController();
-    const turn = runTurn(context, { prompt: "x", resume: undefined, signal: controller.signal });
+    const turn = runTurn(context, {
+      prompt: "x",
+      resume: undefined,
+      firstTurn: true,
+      signal: controller.signal,
+    });
     await agent.whenStarted;
     const reason: CancelReason = { kind: "turn", signal: "SIGINT" };
     controller.abort(reason);
@@ -181,6 +189,7 @@ describe("runTurn", () => {
     const turn = runTurn(context, {
       prompt: "x",
       resume: undefined,
+      firstTurn: true,
       signal: new AbortController().signal,
     });
     await agent.whenStarted;

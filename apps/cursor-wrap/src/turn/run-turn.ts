@@ -16,6 +16,7 @@ import {
   start as startProcess,
 } from "@cursor-wrap/supervisor";
 import { type FinalVerdict, VERDICT_RECORDS, writeRecord } from "../log-records.js";
+import { redactAgentArgs } from "../options/agent-flags.js";
 import type { StderrMode } from "../options/run-options.js";
 import type { CancelReason } from "../run-control.js";
 import { type DrainableOutput, pumpStdout, relayStderr } from "./agent-output.js";
@@ -26,8 +27,8 @@ import type { TurnResult } from "./turn-result.js";
 export interface TurnSettings {
   /** The agent binary. */
   agentBin: string;
-  /** The agent's arguments for a turn that resumes `resume` (or starts a new session). */
-  agentArgs(resume: string | undefined): string[];
+  /** The agent's arguments for a turn (see `TurnRequest`). */
+  agentArgs(turn: { resume: string | undefined; firstTurn: boolean }): string[];
   pty: boolean;
   killGraceMs: number;
   drainGraceMs: number;
@@ -45,7 +46,7 @@ export interface TurnContext {
   /** The wrapper's stdout: watched for backpressure, and its size given to a pty. */
   stdout: NodeJS.WritableStream & DrainableOutput & { columns?: number; rows?: number };
   /** The wrapper's stderr: agent stderr lines are shown here (per `--stderr`). */
-  stderr: NodeJS.WritableStream;
+  stderr: { write(chunk: Buffer): unknown };
   /** Told about the running agent (and `undefined` when it is gone), for last-resort kills. */
   onAgent?: (agent: AgentProcess | undefined) => void;
   /** Monotonic clock, ms. */
@@ -57,13 +58,14 @@ export interface TurnContext {
 /** One turn: a prompt for one agent process. */
 export interface TurnRequest {
   prompt: string;
+  /** The session to resume. */
   resume: string | undefined;
+  /** The session's first turn: the user's own `--resume`/`--continue` apply to it only. */
+  firstTurn: boolean;
+  /** The agent's version, if known (recorded with the spawn). */
+  agentVersion?: string;
   /** Aborting (with a {@link CancelReason}) cancels the turn: the agent's tree is killed. */
   signal: AbortSignal;
-}
-
-function redactArgs(args: readonly string[]): string[] {
-  return args.map((arg, index) => (args[index - 1] === "--api-key" ? "[REDACTED]" : arg));
 }
 
 function ptySize(stdout: TurnContext["stdout"]): { cols: number; rows: number } {
@@ -73,10 +75,11 @@ function ptySize(stdout: TurnContext["stdout"]): { cols: number; rows: number } 
 /** Start the agent for the turn, recording the spawn and its pid. */
 async function startAgent(context: TurnContext, request: TurnRequest): Promise<AgentProcess> {
   const { settings, log } = context;
-  const args = settings.agentArgs(request.resume);
+  const args = settings.agentArgs({ resume: request.resume, firstTurn: request.firstTurn });
   writeRecord(log, "agent_spawn", {
     bin: settings.agentBin,
-    args: redactArgs(args),
+    agent_version: request.agentVersion,
+    args: redactAgentArgs(args),
     resume: request.resume,
     pty: settings.pty,
     cwd: process.cwd(),
@@ -139,7 +142,10 @@ function watchVerdicts(
           fires_in_ms: check.warning.firesInMs,
           summary: check.warning.message,
         });
-        formatter.notice(check.warning.message);
+        formatter.notice(check.warning.message, {
+          firesAt: at + check.warning.firesInMs,
+          ...(check.warning.kind === "idle" ? { quietSince: at - check.reason.idleMs } : {}),
+        });
       }
       if (check.verdict === "ok" || check.verdict === "waiting") return;
       verdict = { verdict: check.verdict, reason: check.reason };
@@ -242,6 +248,7 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
   const { settings, log, formatter } = context;
   const now = context.now ?? (() => performance.now());
   const startedAt = now();
+  formatter.startTurn();
   const agent = await startAgent(context, request);
   context.onAgent?.(agent);
 

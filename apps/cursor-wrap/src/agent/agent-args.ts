@@ -1,0 +1,52 @@
+import type { AgentArgument } from "../options/command-line.js";
+
+/** What decides the agent's arguments for a turn. */
+export interface AgentArgsInput {
+  /** The agent's flags as the user gave them, in order. */
+  given: readonly AgentArgument[];
+  /** Pass `--force` unless the user gave one (`-f`, `--force`, `--yolo`). */
+  force: boolean;
+  /**
+   * The session this turn resumes: on the first turn the one the user named (if the command
+   * line did not say how to resume), on later turns the one the agent announced.
+   */
+  resume: string | undefined;
+  /** The first turn keeps the user's own `--resume`/`--continue`; later turns resume by id. */
+  firstTurn: boolean;
+  /** Agent flags supplied by cursor-wrap variables (`CURSOR_WRAP_MODEL`), if the command line has none. */
+  fromEnv?: readonly string[];
+}
+
+/**
+ * The agent's arguments for one headless turn (R-SUP1, R-CLI1b): cursor-wrap's own
+ * `--print --output-format stream-json` (and `--resume <id>` on later turns), `--force` unless
+ * the user gave one or `--no-force`, then the user's flags unchanged and in their order. The
+ * user's `-p` and `--output-format` are cursor-wrap's to act on, so they are not sent twice;
+ * the prompt goes to stdin.
+ */
+export function turnArgs(input: AgentArgsInput): string[] {
+  const args = ["--print", "--output-format", "stream-json"];
+  const resumedByUser = input.given.some((argument) => argument.flag?.role === "resume");
+  if (input.resume !== undefined && (!input.firstTurn || !resumedByUser)) {
+    args.push("--resume", input.resume);
+  }
+  const userForce = input.given.some((argument) => argument.flag?.role === "force");
+  if (input.force && !userForce) args.push("--force");
+  args.push(...(input.fromEnv ?? []));
+  for (const argument of input.given) {
+    switch (argument.flag?.role) {
+      case "print":
+      case "output-format":
+        break;
+      case "resume":
+        if (input.firstTurn) args.push(...argument.tokens);
+        break;
+      case "force":
+        if (input.force) args.push(...argument.tokens);
+        break;
+      default:
+        args.push(...argument.tokens);
+    }
+  }
+  return args;
+}

@@ -1,0 +1,68 @@
+import { createColors } from "picocolors";
+import { describe, expect, it } from "vitest";
+import { createStatusLine } from "./status-line.js";
+
+function setUp() {
+  let clock = 0;
+  let written = "";
+  const line = createStatusLine({
+    out: {
+      write(chunk) {
+        written += String(chunk);
+        return true;
+      },
+    },
+    tty: true,
+    paint: createColors(false),
+    now: () => clock,
+    refreshMs: 1_000,
+    atLineStart: () => true,
+  });
+  return {
+    line,
+    at(ms: number) {
+      clock = ms;
+    },
+    /** What the line shows now (the text after the last erase). */
+    shown() {
+      line.refresh();
+      const shownNow = written.split("\r\u001b[2K").at(-1) ?? "";
+      return shownNow;
+    },
+  };
+}
+
+describe("createStatusLine", () => {
+  it("says what the agent is doing from the start of a turn", () => {
+    const { line, at, shown } = setUp();
+    line.startTurn(0);
+    at(2_000);
+    expect(shown()).toBe("… waiting for cursor-agent · 2.0s");
+    line.setPhase("thinking", 2_500);
+    at(6_500);
+    expect(shown()).toBe("… thinking · 4.0s");
+    line.setPhase("responding", 7_000);
+    line.toolStarted("c1", "`npm test`", 7_000);
+    at(9_000);
+    expect(shown()).toBe("⏳ `npm test` · 2.0s");
+    line.reset();
+    expect(shown()).toBe("");
+    line.close();
+  });
+
+  it("counts down to the verdict a warning announces, also beside a running tool", () => {
+    const { line, at, shown } = setUp();
+    line.startTurn(0);
+    line.setNotice("… quiet for 30s; hang in 30s", { firesAt: 60_000, quietSince: 0 });
+    at(30_000);
+    expect(shown()).toBe("… quiet for 30.0s · hang in 30.0s if nothing arrives");
+    at(45_000);
+    expect(shown()).toBe("… quiet for 45.0s · hang in 15.0s if nothing arrives");
+    line.setNotice("");
+    line.toolStarted("c1", "`make`", 45_000);
+    line.setNotice("… tool call running long", { firesAt: 80_000 });
+    at(50_000);
+    expect(shown()).toBe("⏳ `make` · 5.0s · hang in 30.0s");
+    line.close();
+  });
+});
