@@ -10,7 +10,7 @@ import {
   wordsOf,
 } from "./options/command-line.js";
 import { type AnyFlag, FLAGS, flagFor, flagHelp, flagSyntax } from "./options/flags.js";
-import { resolveOptions, resolveRunOptions, suggestFlag } from "./options/resolve.js";
+import { givenOptions, resolveOptions, resolveRunOptions, suggestFlag } from "./options/resolve.js";
 import type { FlagKey } from "./options/run-options.js";
 import { printError } from "./print-error.js";
 import { UsageError } from "./usage-error.js";
@@ -127,12 +127,12 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
     .option("--json", "Print JSON instead of text")
     .option(
       "--tail <duration>",
-      "Keep the clock running this long after the last line (default: 0)",
+      "Keep the clock running this long after the last line (default: until the next verdict when a turn ends without a result and without a kill, else 0)",
     );
   declare(replay, flagsOf(REPLAY_KEYS));
   replay.action(async (file: string, parsed: Record<string, unknown>) => {
     const { given } = parseCommandLine(argv, { strict: false });
-    const thresholds = resolveOptions(REPLAY_KEYS, { given, env });
+    const thresholds = givenOptions(REPLAY_KEYS, { given, env });
     const { replayCommand } = await import("./commands/replay.js");
     return replayCommand(
       { file, json: parsed.json === true, tail: rawValue(argv, "tail"), thresholds },
@@ -210,6 +210,8 @@ export async function runCli(
 ): Promise<number> {
   try {
     if (ownCommandOf(args) === undefined) return await runMain(args, io, env);
+    // `cursor-wrap logs show … | head`: a reader that has seen enough is no error.
+    io.stdout.on("error", () => {});
     const cli = createCli(args, io, env);
     cli.parse(["node", "cursor-wrap", ...args], { run: false });
     if (cli.options.help || cli.options.version) return 0;

@@ -1,6 +1,7 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import { ensurePrivateDirectory } from "@cursor-wrap/logger";
 
 /** How many prompts the history keeps. */
 export const HISTORY_SIZE = 500;
@@ -52,7 +53,7 @@ export function openPromptHistory(file: string = defaultHistoryFile()): PromptHi
       entries.push(prompt);
       const kept = entries.slice(-HISTORY_SIZE);
       try {
-        mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+        ensurePrivateDirectory(dirname(file));
         const temporary = `${file}.${process.pid}.tmp`;
         writeFileSync(temporary, `${kept.map((entry) => JSON.stringify(entry)).join("\n")}\n`, {
           mode: 0o600,

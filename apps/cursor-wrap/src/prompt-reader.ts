@@ -1,11 +1,15 @@
 import { createInterface, type Interface } from "node:readline";
 import type { PromptHistory } from "./prompt-history.js";
 
-/** What the user typed: a prompt, the end of input (Ctrl+D / EOF), or Ctrl+C at an empty prompt. */
+/**
+ * What the user typed: a prompt, the end of input (Ctrl+D / EOF), Ctrl+C at an empty prompt,
+ * or nothing more ever: the terminal went away (closed window, SSH session, tmux pane).
+ */
 export type PromptInput =
   | { kind: "prompt"; text: string }
   | { kind: "eof" }
-  | { kind: "interrupt" };
+  | { kind: "interrupt" }
+  | { kind: "hangup" };
 
 /** Reads one prompt per line (R-CLI5): blank lines are skipped. */
 export interface PromptReader {
@@ -55,12 +59,37 @@ export function createPromptReader(
   };
 }
 
+/**
+ * A terminal that went away fails every raw-mode switch with EIO, also the one readline makes
+ * when it closes: that is a hangup, not a crash of the wrapper, so it is ignored here (the
+ * read side reports the hangup).
+ */
+function tolerateHangup(input: NodeJS.ReadStream): void {
+  const setRawMode = input.setRawMode?.bind(input);
+  if (!setRawMode) return;
+  input.setRawMode = (mode: boolean) => {
+    try {
+      return setRawMode(mode);
+    } catch {
+      return input;
+    }
+  };
+}
+
 function terminalReader(
   input: NodeJS.ReadStream,
   output: NodeJS.WritableStream,
   options: PromptReaderOptions,
 ): PromptReader {
   const history = options.history;
+  tolerateHangup(input);
+  // A terminal in raw mode never ends by itself (Ctrl+D is a key): an end of input is the
+  // terminal going away. Listening before readline does, so this is known when it closes.
+  let hungUp = false;
+  const onInputEnd = (): void => {
+    hungUp = true;
+  };
+  input.prependListener("end", onInputEnd);
   const rl: Interface = createInterface({
     input,
     output,
@@ -93,6 +122,13 @@ function terminalReader(
     rl.pause();
     input.setRawMode?.(false);
   };
+
+  // Reading a terminal that went away fails (EIO): nothing more will be typed.
+  const onInputError = (): void => {
+    hungUp = true;
+    if (!closed) rl.close();
+  };
+  input.on("error", onInputError);
 
   const onKeypress = (_text: string, key: { name?: string } | undefined): void => {
     if (key?.name === "paste-start") pasting = true;
@@ -136,8 +172,12 @@ function terminalReader(
   rl.on("close", () => {
     closed = true;
     input.off("keypress", onKeypress);
+    input.off("end", onInputEnd);
     output.write(PASTE_OFF);
-    deliver({ kind: "eof" });
+    deliver(hungUp ? { kind: "hangup" } : { kind: "eof" });
+  });
+  output.on("error", () => {
+    // the terminal went away: the read side says so
   });
   pause();
 

@@ -1,5 +1,5 @@
 import type { SessionLog } from "@cursor-wrap/logger";
-import type { AgentProcess } from "@cursor-wrap/supervisor";
+import { type AgentProcess, startTreeSentinel, type TreeSentinel } from "@cursor-wrap/supervisor";
 import { type Ending, signalExitCode } from "./exit-codes.js";
 import { writeRecord } from "./log-records.js";
 import { printError } from "./print-error.js";
@@ -34,6 +34,11 @@ export interface RunControlOptions {
   show?: { write(text: string): unknown };
   /** Default: the real `process`. */
   process?: ProcessHooks;
+  /**
+   * Guard each agent with a sentinel that kills its tree if this process dies without a
+   * chance to clean up (SIGKILL, the OOM killer), after this grace, ms. Off when undefined.
+   */
+  sentinelKillGraceMs?: number;
 }
 
 /** The one owner of "stop this run". */
@@ -67,6 +72,7 @@ export interface RunControl {
  * | error writing stderr | ignored: there is nowhere left to report it | | | |
  * | uncaught error in the wrapper | SIGKILL the tree, log `wrapper_crashed`, exit 1 | same | same | same |
  * | the process exits | SIGKILL the tree if one is still running | same | same | same |
+ * | the process is SIGKILLed (or the OOM killer strikes) | — | the sentinel kills the tree: SIGTERM, the kill grace, SIGKILL | same | same |
  *
  * "Stop" cancels the running turn (which kills the agent's tree in stages and logs it) and
  * resolves {@link RunControl.shutdown}, which ends the session loop; the exit code follows
@@ -76,6 +82,7 @@ export function createRunControl(options: RunControlOptions): RunControl {
   const { log, print } = options;
   const host: ProcessHooks = options.process ?? process;
   let agent: AgentProcess | undefined;
+  let sentinel: TreeSentinel | undefined;
   let turn: AbortController | undefined;
   let stopping: CancelReason | undefined;
   let resolveShutdown: (reason: CancelReason) => void = () => {};
@@ -152,7 +159,12 @@ export function createRunControl(options: RunControlOptions): RunControl {
       turn = undefined;
     },
     agentChanged(running) {
+      if (agent) sentinel?.release(agent);
       agent = running;
+      if (!running || options.sentinelKillGraceMs === undefined) return;
+      // Started with the first agent (a shell process, about a megabyte), then reused.
+      sentinel ??= startTreeSentinel({ killGraceMs: options.sentinelKillGraceMs });
+      sentinel.guard(running);
     },
     printError(message) {
       if (stopping?.kind !== "epipe") printError(options.show ?? options.stderr, message);
@@ -161,6 +173,7 @@ export function createRunControl(options: RunControlOptions): RunControl {
       return stopping ? endingOfCancel(stopping) : sessionEnding;
     },
     dispose() {
+      sentinel?.close();
       for (const signal of SHUTDOWN_SIGNALS) host.off(signal, onSignal);
       options.stdout.off("error", onStdoutError);
       options.stderr.off("error", onStderrError);

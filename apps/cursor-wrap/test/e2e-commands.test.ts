@@ -1,9 +1,12 @@
 // End to end: the logs, replay and demo commands.
 
-import { basename } from "node:path";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
 import { realCapture } from "@cursor-wrap/testkit";
 import { describe, expect, it } from "vitest";
-import { checkNoSurvivorsAfterAll, logFiles, run } from "./harness.js";
+import { CLI, checkNoSurvivorsAfterAll, logFiles, run } from "./harness.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -109,6 +112,78 @@ describe("cursor-wrap replay", () => {
     expect(Math.abs(recorded.at_ms - turn!.verdict.at_ms)).toBeLessThan(1_000);
     const looser = await run(["replay", file!, "--idle-timeout", "1h"]);
     expect(looser.stdout.toString()).toContain("no verdict");
+  });
+});
+
+describe("replay and logs at their edges", () => {
+  it("carries the silence on after a capture cut off in a tool call, unless --tail 0", async () => {
+    const capture = realCapture("reifying-cursor-hack--direct-sleep");
+    const lines = readFileSync(capture.path, "utf8").split("\n");
+    const started = lines.findIndex((line) => line.includes('"subtype":"started"'));
+    const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-cut-"));
+    const cut = join(dir, "cut.jsonl");
+    writeFileSync(cut, `${lines.slice(0, started + 1).join("\n")}\n`);
+    const replay = await run(["replay", cut]);
+    expect(replay.stdout.toString()).toContain(
+      "the capture ends without a result; assuming silence after its end",
+    );
+    // The shell call declared 10 s: its deadline is 10 s + the 30 s grace after its start.
+    expect(replay.stdout.toString()).toMatch(/\+\d+\.\ds\s+HANG\s+1 tool call past its deadline/);
+    const stopped = await run(["replay", cut, "--tail", "0"]);
+    expect(stopped.stdout.toString()).toContain("no verdict");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("replays a session log with the thresholds it recorded, flags first", async () => {
+    const hang = await run(["-p", "x", "--idle-timeout", "700ms"], { scenario: "idle-hang" });
+    const [file] = logFiles(hang);
+    const recorded = await run(["replay", file!]);
+    expect(recorded.stdout.toString()).toContain("idle 700ms");
+    expect(recorded.stdout.toString()).toContain("as the log recorded them");
+    expect(recorded.stdout.toString()).toMatch(/HANG/);
+    const flags = await run(["replay", file!, "--idle-timeout", "1h", "--tail", "0"]);
+    expect(flags.stdout.toString()).toContain("idle 1h");
+    expect(flags.stdout.toString()).toContain("no verdict");
+  });
+
+  it("lists a session whose only turn hung as a hang", async () => {
+    const hang = await run(["--idle-timeout", "500ms"], { scenario: "idle-hang", input: "go\n" });
+    expect(hang.code).toBe(0);
+    const list = await run(["logs", "--log-dir", hang.logDir]);
+    expect(list.stdout.toString()).toContain("hang (flagged)");
+  });
+
+  it("reports a missing or unreadable file in one line, and ends quietly on a closed pipe", async () => {
+    const missing = await run(["replay", "/no/such/file"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(
+      'cursor-wrap: cannot read the log or capture "/no/such/file": ENOENT; see cursor-wrap --help\n',
+    );
+    const directory = await run(["logs", "show", tmpdir()]);
+    expect(directory.code).toBe(1);
+    expect(directory.stderr).toMatch(
+      /^cursor-wrap: cannot read the log .*: EISDIR; see cursor-wrap --help\n$/,
+    );
+
+    const capture = realCapture("reifying-cursor-hack--testdata-full-session");
+    const piped = spawnSync(
+      "sh",
+      ["-c", `"${process.execPath}" "${CLI}" logs show "${capture.path}" | head -c 10 > /dev/null`],
+      { encoding: "utf8" },
+    );
+    expect(piped.stderr).toBe("");
+    expect(piped.status).toBe(0);
+  });
+
+  it("arms timers for any duration: a 60-day idle timeout neither spins nor warns", async () => {
+    const result = await run(["-p", "x", "--idle-timeout", "60d", "--tool-timeout", "mcp=off"], {
+      scenario: "slow:600",
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain("TimeoutOverflowWarning");
+    const refused = await run(["-p", "x", "--kill-grace", "30d"], { scenario: "quick" });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("--kill-grace must be at most 24 days");
   });
 });
 

@@ -195,6 +195,33 @@ describe.runIf(pty !== null)("on a terminal", () => {
     expect(await session.exited).toBe(0);
   });
 
+  it("ends like a hangup, not a crash, when the terminal is closed at the prompt or mid-turn", async () => {
+    for (const midTurn of [false, true]) {
+      const session = onTerminal(["--idle-timeout", "1m"], midTurn ? "tool-hang:60000" : "quick");
+      await session.sees("> ");
+      if (midTurn) {
+        session.terminal.write("build\r");
+        await session.sees("npm run build");
+      }
+      // Close the terminal's master side, then SIGHUP: what closing a window or an SSH session does.
+      (session.terminal as unknown as { destroy(): void }).destroy();
+      await session.exited;
+      await expect
+        .poll(() => logRecords(session).some((record) => record.msg === "session_end"), {
+          timeout: 20_000,
+        })
+        .toBe(true);
+      const records = logRecords(session);
+      expect(records.some((record) => record.msg === "wrapper_crashed")).toBe(false);
+      expect(records.at(-1)).toMatchObject({
+        msg: "session_end",
+        outcome: "signal SIGHUP",
+        exit_code: 129,
+        flagged: false,
+      });
+    }
+  });
+
   it("refuses -p without a prompt on a terminal", async () => {
     const session = onTerminal(["-p"], "quick");
     expect(await session.exited).toBe(1);

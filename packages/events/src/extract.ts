@@ -1,11 +1,11 @@
 import type { MonitorSignal } from "@cursor-wrap/monitor";
-import { eventTypeOf } from "./parse-line.js";
+import { eventTypeOf } from "./event-type.js";
 import { toolCallInfo, toolCallParts } from "./tool-call.js";
-import type { AgentEvent } from "./types.js";
+import type { EventLike } from "./types.js";
 import { arrayAt, booleanAt, isObject, numberAt, objectAt, stringAt } from "./values.js";
 
 /** The agent's own `timestamp_ms` on an event (thinking, mid-turn assistant, tool calls), if any. */
-export function timestampOf(event: AgentEvent): number | undefined {
+export function timestampOf(event: EventLike): number | undefined {
   return event.kind === "json" ? numberAt(event.data, "timestamp_ms") : undefined;
 }
 
@@ -14,7 +14,7 @@ export function timestampOf(event: AgentEvent): number | undefined {
  * pace: `timestamp_ms` where the agent wrote one, else the time of the nearest earlier event
  * (or, before the first timestamp, of the first one). All zeros if no event has a timestamp.
  */
-export function recordedTimeline(events: readonly AgentEvent[]): number[] {
+export function recordedTimeline(events: readonly EventLike[]): number[] {
   const times = events.map(timestampOf);
   let current = times.find((time) => time !== undefined) ?? 0;
   return times.map((time) => {
@@ -24,7 +24,7 @@ export function recordedTimeline(events: readonly AgentEvent[]): number[] {
 }
 
 /** The session id an event carries, if any. */
-export function sessionIdOf(event: AgentEvent): string | undefined {
+export function sessionIdOf(event: EventLike): string | undefined {
   return event.kind === "json" ? stringAt(event.data, "session_id") : undefined;
 }
 
@@ -46,7 +46,7 @@ export interface AssistantMessage {
 }
 
 /** Text and form of an `assistant` event; undefined for other events. Never throws. */
-export function assistantMessage(event: AgentEvent): AssistantMessage | undefined {
+export function assistantMessage(event: EventLike): AssistantMessage | undefined {
   if (event.kind !== "json" || event.type !== "assistant") return undefined;
   const content = arrayAt(objectAt(event.data, "message"), "content") ?? [];
   let text = "";
@@ -93,7 +93,7 @@ export interface ResultInfo {
 }
 
 /** Read a `result` event; undefined for other events. Never throws. */
-export function resultInfo(event: AgentEvent): ResultInfo | undefined {
+export function resultInfo(event: EventLike): ResultInfo | undefined {
   if (event.kind !== "json" || event.type !== "result") return undefined;
   const data = event.data;
   const info: ResultInfo = {
@@ -143,7 +143,7 @@ const TOOL_END_SUBTYPES: ReadonlySet<string> = new Set([
  * and `toolEnd` for tool calls, `done` for the result, `activity` for everything else,
  * including text lines and oversize pieces.
  */
-export function toMonitorSignal(event: AgentEvent): MonitorSignal {
+export function toMonitorSignal(event: EventLike): MonitorSignal {
   const eventType = eventTypeOf(event);
   if (event.kind !== "json") return { type: "activity", eventType };
   switch (event.type) {

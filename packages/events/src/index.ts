@@ -1,3 +1,4 @@
+export { eventOf, eventTypeOf } from "./event-type.js";
 export type { AssistantForm, AssistantMessage, ResultInfo, Usage } from "./extract.js";
 export {
   assistantMessage,
@@ -9,20 +10,8 @@ export {
 } from "./extract.js";
 export type { LineFramer, LineFramerOptions } from "./line-framer.js";
 export { createLineFramer, createLineFramerStream, DEFAULT_PARSE_CAP } from "./line-framer.js";
-export { eventTypeOf, instant, parseLine } from "./parse-line.js";
-export type {
-  AssistantEvent,
-  ResultErrorEvent,
-  ResultSuccessEvent,
-  ShellToolCall,
-  SystemInitEvent,
-  ThinkingCompletedEvent,
-  ThinkingDeltaEvent,
-  ToolCallCompletedEvent,
-  ToolCallStartedEvent,
-  UserEvent,
-} from "./schemas.js";
-export { schemaNameFor, schemas, toolSchemas } from "./schemas.js";
+export { instant, parseLine } from "./parse-line.js";
+export { terminalSafe } from "./terminal-safe.js";
 export type { ToolCallInfo, ToolResult } from "./tool-call.js";
 export { toolCallInfo, toolKindSpec, toolResult } from "./tool-call.js";
 export type { ToolArgsSummary, ToolKindSpec, ToolSuccessSummary } from "./tool-kinds.js";
@@ -30,6 +19,7 @@ export { TOOL_KINDS } from "./tool-kinds.js";
 export { FAILURE_OUTCOMES, PENDING_OUTCOMES } from "./tool-outcomes.js";
 export type {
   AgentEvent,
+  EventLike,
   Instant,
   JsonEvent,
   JsonObject,

@@ -1,6 +1,8 @@
 import { isAscii, isUtf8 } from "node:buffer";
 import type { AgentEvent, Instant, JsonEvent, LineEnding, TextLine } from "./types.js";
 
+export { eventTypeOf } from "./event-type.js";
+
 /** The current time as an {@link Instant}. */
 export function instant(): Instant {
   return { mono: performance.now(), epoch: Date.now() };
@@ -95,11 +97,4 @@ export function parseLine(line: Buffer | string, recvAt: Instant = instant()): A
   const raw = typeof line === "string" ? Buffer.from(line, "utf8") : line;
   const split = splitTerminator(raw);
   return classifyLine(raw, split.line, split.eol, recvAt);
-}
-
-/** `type/subtype` of an event (`"tool_call/started"`, `"assistant"`), or `text` / `oversize`. */
-export function eventTypeOf(event: AgentEvent): string {
-  if (event.kind !== "json") return event.kind;
-  if (event.type === undefined) return "unknown";
-  return event.subtype === undefined ? event.type : `${event.type}/${event.subtype}`;
 }

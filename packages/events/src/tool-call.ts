@@ -7,7 +7,7 @@ import {
   unknownToolKind,
 } from "./tool-kinds.js";
 import { isPendingOutcome } from "./tool-outcomes.js";
-import type { AgentEvent, JsonObject } from "./types.js";
+import type { EventLike, JsonObject } from "./types.js";
 import { firstLine, firstString, isObject, numberAt, objectAt, stringAt, tail } from "./values.js";
 
 /**
@@ -77,7 +77,7 @@ interface ToolCallParts {
 }
 
 /** The pieces of a `tool_call` event every extractor starts from (internal to the package). */
-export function toolCallParts(event: AgentEvent): ToolCallParts | undefined {
+export function toolCallParts(event: EventLike): ToolCallParts | undefined {
   if (event.kind !== "json" || event.type !== "tool_call") return undefined;
   const data = event.data;
   const toolCall = objectAt(data, "tool_call");
@@ -95,7 +95,7 @@ export function toolCallParts(event: AgentEvent): ToolCallParts | undefined {
 }
 
 /** Describe the tool call in a `tool_call` event; undefined for any other event. Never throws. */
-export function toolCallInfo(event: AgentEvent): ToolCallInfo | undefined {
+export function toolCallInfo(event: EventLike): ToolCallInfo | undefined {
   const parts = toolCallParts(event);
   if (!parts) return undefined;
   const { data, key, spec, args, callId } = parts;
@@ -151,7 +151,7 @@ function failureSummary(outcome: string, payload: unknown): ToolSuccessSummary {
  * The outcome of the tool call in a `tool_call` event that carries a `result` (normally
  * `completed`); undefined for any other event. Never throws.
  */
-export function toolResult(event: AgentEvent): ToolResult | undefined {
+export function toolResult(event: EventLike): ToolResult | undefined {
   const parts = toolCallParts(event);
   if (!parts) return undefined;
   const { key, spec, tool, args, callId } = parts;

@@ -81,8 +81,26 @@ function genericSuccess(success: JsonObject): ToolSuccessSummary {
   return { summary: message === undefined ? "done" : firstLine(message, LABEL_MAX) };
 }
 
+/** Bytes of `text` in UTF-8, counted without Node's Buffer (the extractors run in browsers). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code < 0xdc00 && index + 1 < text.length) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next < 0xe000) {
+        bytes += 4;
+        index += 1;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
 function utf8Bytes(text: string | undefined): number | undefined {
-  return text === undefined ? undefined : Buffer.byteLength(text, "utf8");
+  return text === undefined ? undefined : utf8Length(text);
 }
 
 const shell: ToolKindSpec = {
@@ -391,7 +409,7 @@ const webFetch = (kind: string): ToolKindSpec => ({
     const body = firstString(success, "markdown", "content", "body", "text");
     return {
       summary: body === undefined ? "fetched" : plural(body.length, "char"),
-      ...(body === undefined ? {} : { bytes: Buffer.byteLength(body, "utf8") }),
+      ...(body === undefined ? {} : { bytes: utf8Length(body) }),
     };
   },
 });

@@ -67,3 +67,16 @@ export interface OversizePiece extends LineBase {
 
 /** Everything the framer produces: each line (or piece of an oversize line) in input order. */
 export type AgentEvent = JsonEvent | TextLine | OversizePiece;
+
+/**
+ * The parts of an event the extractors read: any {@link AgentEvent}, or (without Node, in a
+ * browser) an object made from parsed JSON by `eventOf(data)`.
+ */
+export type EventLike =
+  | {
+      kind: "json";
+      type: string | undefined;
+      subtype: string | undefined;
+      data: JsonObject;
+    }
+  | { kind: "text" | "oversize" };

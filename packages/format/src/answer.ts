@@ -1,4 +1,4 @@
-import { assistantMessage, resultInfo } from "@cursor-wrap/events";
+import { assistantMessage, resultInfo, terminalSafe } from "@cursor-wrap/events";
 import { createAssistantText } from "./assistant-text.js";
 import type { Formatter, Output } from "./types.js";
 
@@ -33,7 +33,8 @@ export function createAnswerFormatter(out: Output): Formatter {
       }
       const result = resultInfo(event);
       if (!result) return;
-      const text = last || result.text;
+      // Text for people, even in a file: the agent's control sequences are shown, not kept.
+      const text = terminalSafe(last || result.text);
       if (text) out.write(text.endsWith("\n") ? text : `${text}\n`);
     },
     flush() {},

@@ -377,6 +377,43 @@ describe("text", () => {
     await expect(out.text()).toMatchFileSnapshot("./__snapshots__/tool-kinds.txt");
   });
 
+  it("shows control sequences from the agent escaped, as in its golden file (R-FMT5)", async () => {
+    const pwned = "\u001b]0;pwned\u0007\u001b[2J\u001b]52;c;ZXZpbA==\u0007";
+    const events: AgentEvent[] = [
+      line(
+        ev.assistant(context, `Hello ${pwned} and ok\roverwritten`, {
+          modelCallId: "m1",
+          timestampMs: 1,
+        }),
+      ),
+      line(
+        ev.toolStarted(context, "c1", "shellToolCall", ev.shellArgs(`echo ${pwned}`), {
+          timestampMs: 1,
+        }),
+      ),
+      line(
+        ev.toolCompleted(
+          context,
+          "c1",
+          "shellToolCall",
+          ev.shellArgs(`echo ${pwned}`),
+          ev.shellResult(`echo ${pwned}`, 1, { stderr: `bad\u202eexe.txt ${pwned}\n` }),
+        ),
+      ),
+      line({ type: "error", message: `boom ${pwned}` }),
+      parseLine(`T: plain text ${pwned}\n`),
+    ];
+    const { out, formatter } = render("text", events);
+    formatter.wrapper({
+      kind: "hang",
+      reason: { ...reason, message: `shell "echo ${pwned}" 3.0s of 3.0s` },
+      sessionId: `x${pwned}`,
+      terminal: true,
+    });
+    expect(out.text()).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+    await expect(out.text()).toMatchFileSnapshot("./__snapshots__/escaped-controls.txt");
+  });
+
   it("renders every outcome key as in its golden file", async () => {
     const events: AgentEvent[] = [];
     for (const outcome of ["success", ...FAILURE_OUTCOMES, ...PENDING_OUTCOMES, "somethingNew"]) {

@@ -4,6 +4,7 @@ import {
   eventTypeOf,
   type JsonEvent,
   resultInfo,
+  terminalSafe as safe,
   type ToolCallInfo,
   type ToolResult,
   toolCallInfo,
@@ -110,8 +111,8 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
   };
 
   const describeCall = (info: ToolCallInfo | undefined, result?: ToolResult): string => {
-    const label = info?.label || result?.command || "";
-    const kind = info?.kind ?? result?.kind ?? "tool";
+    const label = safe(info?.label || result?.command || "");
+    const kind = safe(info?.kind ?? result?.kind ?? "tool");
     if (kind === "shell") return `\`${label}\``;
     return label ? `${kind} ${label}` : kind;
   };
@@ -119,7 +120,9 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
   const renderAssistant = (event: JsonEvent): void => {
     const message = assistantMessage(event);
     if (!message) return;
-    const { show, complete } = assistant.add(message);
+    const added = assistant.add(message);
+    const show = safe(added.show);
+    const { complete } = added;
     if (message.form === "delta") {
       if (!show) return;
       if (atLineStart && lastBlock !== undefined && lastBlock !== "text") {
@@ -159,9 +162,10 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
     const elapsed =
       result.executionTimeMs ??
       (startedAt === undefined ? undefined : Math.max(0, event.recvAt.mono - startedAt));
-    const parts = [elapsed === undefined ? "" : formatDuration(elapsed), result.summary].filter(
-      Boolean,
-    );
+    const parts = [
+      elapsed === undefined ? "" : formatDuration(elapsed),
+      safe(result.summary),
+    ].filter(Boolean);
     const mark = result.pending ? paint.yellow("…") : result.ok ? paint.green("✓") : paint.red("✗");
     line(
       `${mark} ${describeCall(info, result)}${parts.length > 0 ? ` (${parts.join(", ")})` : ""}`,
@@ -169,7 +173,7 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
     );
     if (!result.ok && result.stderrTail) {
       for (const stderrLine of result.stderrTail.split("\n"))
-        line(paint.dim(`    │ ${stderrLine}`), "tool");
+        line(paint.dim(`    │ ${safe(stderrLine)}`), "tool");
     }
     status.refresh();
   };
@@ -204,42 +208,44 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
       case "error": {
         const message = event.data.message ?? event.data.error;
         line(
-          paint.red(`✗ error: ${typeof message === "string" ? message : compact(event.data)}`),
+          paint.red(
+            `✗ error: ${safe(typeof message === "string" ? message : compact(event.data))}`,
+          ),
           "meta",
         );
         return;
       }
     }
-    line(
-      paint.dim(`· ${eventTypeOf(event)}${compact(event.data) ? ` ${compact(event.data)}` : ""}`),
-      "meta",
-    );
+    const data = compact(event.data);
+    line(paint.dim(safe(`· ${eventTypeOf(event)}${data ? ` ${data}` : ""}`)), "meta");
   };
 
   const decisionLines = (decision: WrapperDecision): string[] => {
     const resume = (sessionId: string | undefined): string[] =>
-      sessionId ? [paint.dim(`  resume with: cursor-wrap --resume ${sessionId}`)] : [];
+      sessionId ? [paint.dim(`  resume with: cursor-wrap --resume ${safe(sessionId)}`)] : [];
     switch (decision.kind) {
       case "hang":
         return [
-          paint.yellow(`⚠ Hang detected — killed cursor-agent (${decision.reason.message})`),
+          paint.yellow(`⚠ Hang detected — killed cursor-agent (${safe(decision.reason.message)})`),
           ...(decision.terminal ? resume(decision.sessionId) : []),
         ];
       case "budget":
         return [
-          paint.yellow(`⚠ Turn budget exceeded — killed cursor-agent (${decision.reason.message})`),
+          paint.yellow(
+            `⚠ Turn budget exceeded — killed cursor-agent (${safe(decision.reason.message)})`,
+          ),
           ...(decision.terminal ? resume(decision.sessionId) : []),
         ];
       case "linger":
         return [
           paint.yellow(
-            `⚠ cursor-agent finished but did not exit (${decision.reason.message}); killed it`,
+            `⚠ cursor-agent finished but did not exit (${safe(decision.reason.message)}); killed it`,
           ),
         ];
       case "retry":
         return [
           paint.yellow(
-            `↻ Retrying (${decision.attempt}/${decision.maxAttempts}): resuming the session with ${JSON.stringify(decision.prompt)}`,
+            `↻ Retrying (${decision.attempt}/${decision.maxAttempts}): resuming the session with ${safe(JSON.stringify(decision.prompt))}`,
           ),
         ];
       case "cancelled":
@@ -249,7 +255,7 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
         ];
       case "error":
         return [
-          paint.red(`✗ ${decision.message}`),
+          paint.red(`✗ ${safe(decision.message)}`),
           ...(decision.terminal ? resume(decision.sessionId) : []),
         ];
     }
@@ -267,7 +273,7 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
             renderJson(event);
             break;
           case "text":
-            line(event.text, "meta");
+            line(safe(event.text), "meta");
             break;
           case "oversize":
             if (event.final)
@@ -275,7 +281,7 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
             break;
         }
       } catch {
-        line(paint.dim(`· ${eventTypeOf(event)}`), "meta");
+        line(paint.dim(`· ${safe(eventTypeOf(event))}`), "meta");
       }
     },
 
@@ -295,10 +301,10 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
     },
     notice(message, timing) {
       if (tty) {
-        status.setNotice(`… ${message}`, timing);
+        status.setNotice(`… ${safe(message)}`, timing);
         status.refresh();
       } else {
-        line(paint.dim(`… ${message}`), "meta");
+        line(paint.dim(`… ${safe(message)}`), "meta");
       }
     },
 

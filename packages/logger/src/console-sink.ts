@@ -1,3 +1,4 @@
+import { terminalSafe } from "@cursor-wrap/events";
 import { createColors } from "picocolors";
 
 /** Log levels, as pino numbers them. */
@@ -79,7 +80,8 @@ export function renderConsoleLine(
   const paint = createColors(color);
   const label = LABELS[level] ?? String(level);
   const tint = level >= 50 ? paint.red : level >= 40 ? paint.yellow : paint.dim;
-  const detail = describe(fields);
-  const what = message.replace(/_/g, " ");
+  // Fields quote the agent (a command, a stderr line): never let them drive the terminal.
+  const detail = terminalSafe(describe(fields));
+  const what = terminalSafe(message.replace(/_/g, " "));
   return `${paint.dim("cursor-wrap")} ${tint(label)}: ${what}${detail ? `: ${detail}` : ""}\n`;
 }

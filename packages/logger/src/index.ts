@@ -3,6 +3,7 @@ export { LEVELS, renderConsoleLine } from "./console-sink.js";
 export { LogDirError } from "./errors.js";
 export type { LogFileName, LogTag } from "./file-names.js";
 export { logFileName, parseLogFileName } from "./file-names.js";
+export { ensurePrivateDirectory } from "./private-directory.js";
 export type { LogEntry } from "./raw-record.js";
 export { logEntryEvent } from "./raw-record.js";
 export type { SessionSummary } from "./read-logs.js";

@@ -1,4 +1,13 @@
-import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -38,5 +47,19 @@ describe("pruneLogs", () => {
 
   it("does nothing for a directory that does not exist", () => {
     expect(pruneLogs(join(dir, "missing"), { retentionMs: DAY })).toEqual([]);
+  });
+});
+
+describe("pruneLogs and links", () => {
+  it("never follows a symlink named like a log, nor deletes what it points to", () => {
+    const dir = mkdtempSync(join(tmpdir(), "retention-link-"));
+    const outside = join(mkdtempSync(join(tmpdir(), "retention-outside-")), "precious.txt");
+    writeFileSync(outside, "keep me");
+    const link = join(dir, "cursor-wrap-2020-01-01T00-00-00-000Z-unknown.jsonl");
+    symlinkSync(outside, link);
+    utimesSync(outside, new Date(2020, 0, 1), new Date(2020, 0, 1));
+    expect(pruneLogs(dir, { retentionMs: 1 })).toEqual([]);
+    expect(readFileSync(outside, "utf8")).toBe("keep me");
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
   });
 });

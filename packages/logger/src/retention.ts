@@ -1,4 +1,4 @@
-import { readdirSync, statSync, unlinkSync } from "node:fs";
+import { lstatSync, readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { parseLogFileName } from "./file-names.js";
 
@@ -32,7 +32,10 @@ export function pruneLogs(dir: string, options: PruneOptions): string[] {
     if (!parsed) continue;
     const path = join(dir, name);
     try {
-      const age = now - statSync(path).mtimeMs;
+      // Only the log files themselves: a symlink is never followed (its target could be anywhere).
+      const stats = lstatSync(path);
+      if (!stats.isFile()) continue;
+      const age = now - stats.mtimeMs;
       const keep = parsed.tags.includes("flagged") ? options.retentionMs * 2 : options.retentionMs;
       if (age > keep) {
         unlinkSync(path);

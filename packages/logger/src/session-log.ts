@@ -1,4 +1,4 @@
-import { mkdirSync, openSync } from "node:fs";
+import { openSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { AgentEvent } from "@cursor-wrap/events";
 import { pino } from "pino";
@@ -12,6 +12,7 @@ import {
 import { createDurableFile } from "./durable-file.js";
 import { LogDirError } from "./errors.js";
 import { type LogTag, logFileName } from "./file-names.js";
+import { ensurePrivateDirectory } from "./private-directory.js";
 import { encodeRawRecords } from "./raw-record.js";
 import { redact } from "./redact.js";
 import { DEFAULT_RETENTION_MS, pruneLogs } from "./retention.js";
@@ -63,6 +64,7 @@ export const SESSION_LOG_RECORDS = [
   "stderr_event",
   "log_renamed",
   "log_rename_failed",
+  "log_dir_shared",
 ] as const;
 
 /** Extra fields of a record. */
@@ -102,9 +104,9 @@ export interface SessionLog {
   close(end: SessionEnd): void;
 }
 
-function ensureDirectory(dir: string): void {
+function ensureDirectory(dir: string): { writableByOthers: boolean } {
   try {
-    mkdirSync(dir, { recursive: true });
+    return ensurePrivateDirectory(dir);
   } catch (error) {
     throw new LogDirError(dir, error as NodeJS.ErrnoException);
   }
@@ -143,7 +145,7 @@ function createFile(dir: string, startedAt: number): { fd: number; path: string;
 export function openSessionLog(options: SessionLogOptions): SessionLog {
   const now = options.now ?? Date.now;
   const shouldRedact = options.redact ?? true;
-  ensureDirectory(options.dir);
+  const { writableByOthers } = ensureDirectory(options.dir);
   const pruned =
     options.retentionMs === 0
       ? []
@@ -292,5 +294,14 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     },
     "debug",
   );
+  if (writableByOthers) {
+    logger.warn(
+      {
+        dir: options.dir,
+        summary: `other users can write to the log directory ${options.dir}; logs hold prompts, code and tool output (chmod o-w, or --log-dir)`,
+      },
+      "log_dir_shared",
+    );
+  }
   return log;
 }

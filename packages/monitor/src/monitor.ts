@@ -49,10 +49,13 @@ interface HangDeadline {
 
 const defaultClock = (): number => performance.now();
 
+/** A duration >= 0, ms; `Infinity` means no limit. */
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value < 0) {
-    throw new RangeError(`${name} must be a finite number of milliseconds >= 0, got ${value}`);
+  if (Number.isNaN(value) || value < 0) {
+    throw new RangeError(
+      `${name} must be a number of milliseconds >= 0 (or Infinity), got ${value}`,
+    );
   }
   return value;
 }

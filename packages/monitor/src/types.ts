@@ -146,7 +146,7 @@ export interface MonitorSnapshot {
   verdictInMs?: number;
 }
 
-/** Options for {@link createMonitor}. All durations in milliseconds. */
+/** Options for {@link createMonitor}. All durations in milliseconds; `Infinity` is no limit. */
 export interface MonitorOptions {
   /** Silence with no tool running that counts as a hang. Default 60000. */
   idleTimeoutMs?: number;

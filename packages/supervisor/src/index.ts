@@ -24,3 +24,5 @@ export {
 } from "./start.js";
 export type { ControlStripper } from "./terminal-controls.js";
 export { createControlStripper } from "./terminal-controls.js";
+export type { GuardedAgent, TreeSentinel, TreeSentinelOptions } from "./tree-sentinel.js";
+export { startTreeSentinel } from "./tree-sentinel.js";

@@ -74,6 +74,8 @@ export interface StartOptions {
 /** A running agent. */
 export interface AgentProcess {
   readonly pid: number;
+  /** The token every process of this run carries in its environment (`AGENT_TOKEN_VARIABLE`). */
+  readonly token: string;
   /** The agent's stdout, as bytes. */
   readonly stdout: Readable;
   /** The agent's stderr, drained continuously so a full pipe never stalls it; undefined with a pty. */
@@ -232,6 +234,7 @@ export async function start(options: StartOptions): Promise<AgentProcess> {
   let killing: Promise<KillReport> | undefined;
   return {
     pid: launched.pid,
+    token,
     stdout: launched.stdout,
     stderr: launched.stderr,
     exited,

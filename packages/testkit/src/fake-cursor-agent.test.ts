@@ -2,13 +2,8 @@ import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createLineFramer,
-  type JsonEvent,
-  recordedTimeline,
-  schemaNameFor,
-  schemas,
-} from "@cursor-wrap/events";
+import { createLineFramer, type JsonEvent, recordedTimeline } from "@cursor-wrap/events";
+import { schemaNameFor, schemas } from "@cursor-wrap/events/schemas";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { realCapture } from "./captures.js";
 import {

@@ -62,6 +62,7 @@ export function fakeAgentProcess(): FakeAgent & {
     },
     process: {
       pid: 4242,
+      token: "fake-token",
       stdout,
       stderr,
       exited,

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
-import { parseLine, sessionIdOf } from "@cursor-wrap/events";
+import { parseLine, sessionIdOf, terminalSafe } from "@cursor-wrap/events";
 import { createFormatter } from "@cursor-wrap/format";
 import {
   listSessions,
@@ -11,7 +11,7 @@ import {
 } from "@cursor-wrap/logger";
 import { formatDuration, type Reason } from "@cursor-wrap/monitor";
 import { RECORDS, type RecordFields, type RecordName, verdictOf } from "../log-records.js";
-import { UsageError } from "../usage-error.js";
+import { readableFile, UsageError } from "../usage-error.js";
 import type { RunIo } from "./run.js";
 
 /** Options of `cursor-wrap logs` and `cursor-wrap logs show`. */
@@ -57,7 +57,7 @@ function table(sessions: SessionSummary[]): string {
 
 /** Find a log by path, or by (a prefix of) its session id: the newest match. */
 function findLog(dir: string, target: string): string {
-  if (existsSync(target)) return target;
+  if (existsSync(target)) return readableFile(target, "the log");
   const match = listSessions(dir).find(
     (session) => session.sessionId.startsWith(target) || basename(session.path) === target,
   );
@@ -104,7 +104,7 @@ async function showLog(path: string, io: RunIo): Promise<void> {
           formatter.write(parseLine(`[a line of ${entry.bytes} bytes, logged in part]`));
         break;
       case "damaged":
-        io.stdout.write(`[damaged log line: ${entry.line.slice(0, 80)}]\n`);
+        io.stdout.write(`[damaged log line: ${terminalSafe(entry.line.slice(0, 80))}]\n`);
         break;
       case "record": {
         const { record } = entry;
@@ -183,7 +183,7 @@ export async function logsCommand(options: LogsOptions, io: RunIo): Promise<numb
   } else if (sessions.length === 0) {
     io.stdout.write(`no ${options.flagged ? "flagged " : ""}session logs in ${dir}\n`);
   } else {
-    io.stdout.write(`${table(sessions)}\n`);
+    io.stdout.write(`${terminalSafe(table(sessions))}\n`);
   }
   return 0;
 }

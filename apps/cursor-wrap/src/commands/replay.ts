@@ -3,6 +3,7 @@ import {
   createLineFramer,
   recordedTimeline,
   sessionIdOf,
+  terminalSafe,
   toMonitorSignal,
 } from "@cursor-wrap/events";
 import { logEntryEvent, readSessionLog } from "@cursor-wrap/logger";
@@ -12,10 +13,11 @@ import {
   simulate,
   type TimedSignal,
 } from "@cursor-wrap/monitor";
-import { RECORDS, type RecordName } from "../log-records.js";
-import { monitorOptions } from "../options/resolve.js";
+import { RECORDS, type RecordFields, type RecordName } from "../log-records.js";
+import { monitorOptions, resolveOptions } from "../options/resolve.js";
 import type { RunOptions } from "../options/run-options.js";
 import { parseDuration } from "../options/units.js";
+import { readableFile } from "../usage-error.js";
 import type { RunIo } from "./run.js";
 
 /** The thresholds `replay` takes (the run command's flags of the same names). */
@@ -29,9 +31,39 @@ export interface ReplayOptions {
   /** A session log or a raw stream-json capture. */
   file: string;
   json: boolean;
-  /** Keep the clock running this long after the last line (`--tail`). */
+  /**
+   * Keep the clock running this long after the last line (`--tail`). Default: until the next
+   * verdict for a turn that ends without a result and without a recorded kill (something
+   * stopped it), else 0.
+   */
   tail: string | undefined;
-  thresholds: ReplayThresholds;
+  /**
+   * Thresholds given by flags or variables. The others are the ones a session log recorded,
+   * else the defaults.
+   */
+  thresholds: Partial<ReplayThresholds>;
+}
+
+const THRESHOLD_KEYS = [
+  "idleTimeoutMs",
+  "toolGraceMs",
+  "toolTimeouts",
+  "exitGraceMs",
+  "maxTurnMs",
+] as const satisfies readonly (keyof ReplayThresholds)[];
+
+/** The thresholds a session log's `options` record holds. */
+function recordedThresholds(record: Record<string, unknown>): Partial<ReplayThresholds> {
+  const fields = record as Partial<RecordFields["options"]>;
+  const thresholds: Partial<ReplayThresholds> = {};
+  if (typeof fields.idle_timeout_ms === "number") thresholds.idleTimeoutMs = fields.idle_timeout_ms;
+  if (typeof fields.tool_grace_ms === "number") thresholds.toolGraceMs = fields.tool_grace_ms;
+  if (typeof fields.exit_grace_ms === "number") thresholds.exitGraceMs = fields.exit_grace_ms;
+  if (typeof fields.max_turn_ms === "number") thresholds.maxTurnMs = fields.max_turn_ms;
+  if (fields.tool_timeouts && typeof fields.tool_timeouts === "object") {
+    thresholds.toolTimeouts = fields.tool_timeouts;
+  }
+  return thresholds;
 }
 
 /** A recorded turn, ready to be replayed. */
@@ -43,6 +75,10 @@ interface RecordedTurn {
   signals: TimedSignal[];
   /** What the wrapper actually decided during the turn (logs only). */
   recorded: Array<{ at: number; message: string }>;
+  /** The agent's result arrived. */
+  hasResult: boolean;
+  /** The wrapper killed the agent during the turn (logs only). */
+  killed: boolean;
 }
 
 /** What replay does with a record of the log, by the table. */
@@ -92,19 +128,25 @@ async function captureTurns(path: string): Promise<RecordedTurn[]> {
       lines: events.length,
       signals,
       recorded: [],
+      hasResult: signals.some(({ signal }) => signal.type === "done"),
+      killed: false,
     },
   ];
 }
 
 /** A session log: one turn per agent start, at the wrapper's receive times. */
-async function logTurns(path: string): Promise<RecordedTurn[]> {
+async function logTurns(
+  path: string,
+): Promise<{ turns: RecordedTurn[]; thresholds: Partial<ReplayThresholds> }> {
   const turns: RecordedTurn[] = [];
+  let thresholds: Partial<ReplayThresholds> = {};
   let turn: RecordedTurn | undefined;
   for await (const entry of readSessionLog(path)) {
     if (entry.kind === "record") {
       const { record } = entry;
       const at = Number(record.ts ?? record.time ?? 0);
       const role = replayRole(record.msg);
+      if (record.msg === "options") thresholds = recordedThresholds(record);
       if (role === "turn-start") {
         turn = {
           sessionId: undefined,
@@ -113,6 +155,8 @@ async function logTurns(path: string): Promise<RecordedTurn[]> {
           lines: 0,
           signals: [],
           recorded: [],
+          hasResult: false,
+          killed: false,
         };
         turns.push(turn);
       } else if (turn && record.stream === "stderr") {
@@ -121,6 +165,7 @@ async function logTurns(path: string): Promise<RecordedTurn[]> {
         turn.signals.push({ at, signal: { type: "exit", eventType: "exit" } });
         turn.endedAt = at;
       } else if (turn && role === "decided") {
+        if (record.msg === "agent_killed") turn.killed = true;
         turn.recorded.push({
           at,
           message: `${record.msg}${typeof record.summary === "string" ? `: ${record.summary}` : ""}`,
@@ -134,11 +179,12 @@ async function logTurns(path: string): Promise<RecordedTurn[]> {
       ? toMonitorSignal(event)
       : { type: "activity" as const, eventType: "oversize" };
     if (event) turn.sessionId ??= sessionIdOf(event);
+    if (signal.type === "done") turn.hasResult = true;
     turn.signals.push({ at: entry.recvTs, signal });
     turn.lines += 1;
     turn.endedAt = Math.max(turn.endedAt, entry.recvTs);
   }
-  return turns;
+  return { turns, thresholds };
 }
 
 function describe(entry: SimulationEntry): string {
@@ -158,21 +204,31 @@ function describe(entry: SimulationEntry): string {
  * thresholds, for tuning them on real data.
  */
 export async function replayCommand(replay: ReplayOptions, io: RunIo): Promise<number> {
-  const { file, thresholds: options } = replay;
-  const tailMs = replay.tail === undefined ? 0 : parseDuration(replay.tail, "--tail");
+  const file = readableFile(replay.file, "the log or capture");
+  const tailMs = replay.tail === undefined ? undefined : parseDuration(replay.tail, "--tail");
   const log = isSessionLog(file);
-  const turns = log ? await logTurns(file) : await captureTurns(file);
+  const recorded = log ? await logTurns(file) : { turns: await captureTurns(file), thresholds: {} };
+  const { turns } = recorded;
+  // Flags and variables first, then what the log recorded, then the defaults.
+  const options = {
+    ...resolveOptions(THRESHOLD_KEYS, { given: new Map(), env: {} }),
+    ...recorded.thresholds,
+    ...replay.thresholds,
+  };
   const results = turns.map((turn, index) => {
+    // A turn that ends without a result and without a kill was stopped by something: carry the
+    // silence on to the verdict it would have met.
+    const assumedSilence = tailMs === undefined && !turn.hasResult && !turn.killed;
     const simulation = simulate(turn.signals, {
       ...monitorOptions(options),
       startedAt: turn.startedAt,
-      until: turn.endedAt + tailMs,
+      until: assumedSilence ? Number.POSITIVE_INFINITY : turn.endedAt + (tailMs ?? 0),
     });
-    return { index: index + 1, turn, simulation };
+    return { index: index + 1, turn, simulation, assumedSilence };
   });
 
   if (replay.json) {
-    const json = results.map(({ index, turn, simulation }) => ({
+    const json = results.map(({ index, turn, simulation, assumedSilence }) => ({
       turn: index,
       session_id: turn.sessionId,
       lines: turn.lines,
@@ -191,23 +247,33 @@ export async function replayCommand(replay: ReplayOptions, io: RunIo): Promise<n
         at_ms: item.at - turn.startedAt,
         message: item.message,
       })),
+      assumed_silence_after_end: assumedSilence,
     }));
     io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
     return 0;
   }
 
   const thresholds = `idle ${formatDuration(options.idleTimeoutMs)}, tool grace ${formatDuration(options.toolGraceMs)}, exit grace ${formatDuration(options.exitGraceMs)}${options.maxTurnMs ? `, budget ${formatDuration(options.maxTurnMs)}` : ""}`;
-  io.stdout.write(`${log ? "session log" : "capture"} ${file}\nthresholds: ${thresholds}\n`);
-  for (const { index, turn, simulation } of results) {
+  const source =
+    Object.keys(recorded.thresholds).length > 0 ? " (as the log recorded them, flags first)" : "";
+  io.stdout.write(
+    `${log ? "session log" : "capture"} ${file}\nthresholds: ${thresholds}${source}\n`,
+  );
+  for (const { index, turn, simulation, assumedSilence } of results) {
     const offset = (at: number) => `+${formatDuration(at - turn.startedAt)}`.padEnd(10);
     io.stdout.write(
-      `\nturn ${index}${turn.sessionId ? ` · session ${turn.sessionId}` : ""} · ${turn.lines} lines over ${formatDuration(turn.endedAt - turn.startedAt)}\n`,
+      `\nturn ${index}${turn.sessionId ? ` · session ${terminalSafe(turn.sessionId)}` : ""} · ${turn.lines} lines over ${formatDuration(turn.endedAt - turn.startedAt)}\n`,
     );
+    if (assumedSilence) {
+      io.stdout.write(
+        `  the ${log ? "turn" : "capture"} ends without a result; assuming silence after its end (--tail 0 to stop at the end)\n`,
+      );
+    }
     for (const entry of simulation.entries)
-      io.stdout.write(`  ${offset(entry.at)}${describe(entry)}\n`);
+      io.stdout.write(`  ${offset(entry.at)}${terminalSafe(describe(entry))}\n`);
     if (!simulation.verdict) io.stdout.write("  no verdict: nothing would have been killed\n");
     for (const item of turn.recorded)
-      io.stdout.write(`  recorded ${offset(item.at)}${item.message}\n`);
+      io.stdout.write(`  recorded ${offset(item.at)}${terminalSafe(item.message)}\n`);
   }
   return 0;
 }

@@ -177,6 +177,7 @@ export async function runCommand(
     stdout: io.stdout,
     stderr: io.stderr,
     show: stderr,
+    sentinelKillGraceMs: options.killGraceMs,
   });
   const context: SessionContext = {
     turn: {

@@ -3,7 +3,11 @@ import { join } from "node:path";
 import { DEFAULT_PARSE_CAP } from "@cursor-wrap/events";
 import type { OutputFormat } from "@cursor-wrap/format";
 import { DEFAULT_RETENTION_MS, LEVELS, type LevelName } from "@cursor-wrap/logger";
-import { DEFAULT_THRESHOLDS, DEFAULT_TOOL_TIMEOUTS } from "@cursor-wrap/monitor";
+import {
+  DEFAULT_THRESHOLDS,
+  DEFAULT_TOOL_TIMEOUTS,
+  MAX_TIMER_DELAY_MS,
+} from "@cursor-wrap/monitor";
 import { DEFAULT_DRAIN_GRACE_MS, DEFAULT_KILL_GRACE_MS } from "@cursor-wrap/supervisor";
 import { UsageError } from "../usage-error.js";
 import type { FlagKey, RunOptions, StderrMode } from "./run-options.js";
@@ -74,11 +78,29 @@ const showOnOff = (value: boolean): string => (value ? "on" : "off");
 const optionalDuration = (value: string, source: string): number | undefined =>
   /^\s*(off|none)\s*$/i.test(value) ? undefined : parseDuration(value, source) || undefined;
 
-function positiveDuration(value: string, source: string): number {
-  const ms = parseDuration(value, source);
-  if (ms <= 0) throw new UsageError(`${source} must be longer than 0`);
+/** A duration that may be `off` (no limit): the monitor's timer reaches any deadline in steps. */
+function durationOrOff(value: string, source: string): number {
+  return /^\s*(off|none)\s*$/i.test(value)
+    ? Number.POSITIVE_INFINITY
+    : parseDuration(value, source);
+}
+
+function positiveDurationOrOff(value: string, source: string): number {
+  const ms = durationOrOff(value, source);
+  if (ms <= 0) throw new UsageError(`${source} must be longer than 0 (or off)`);
   return ms;
 }
+
+/** A grace waited out with one timer: at most what `setTimeout` can wait (about 24.8 days). */
+function graceDuration(value: string, source: string): number {
+  const ms = parseDuration(value, source);
+  if (ms > MAX_TIMER_DELAY_MS) {
+    throw new UsageError(`${source} must be at most 24 days, not ${JSON.stringify(value)}`);
+  }
+  return ms;
+}
+
+const showDurationOrOff = (ms: number): string => (Number.isFinite(ms) ? showDuration(ms) : "off");
 
 /** Where session logs go unless `--log-dir` (or its variable) says otherwise. */
 export function defaultLogDir(): string {
@@ -90,7 +112,7 @@ const showHome = (path: string): string =>
 
 const showToolTimeouts = (timeouts: Record<string, number>): string =>
   Object.entries(timeouts)
-    .map(([kind, ms]) => `${kind}=${showDuration(ms)}`)
+    .map(([kind, ms]) => `${kind}=${showDurationOrOff(ms)}`)
     .join(",");
 
 /**
@@ -134,10 +156,10 @@ export const FLAGS: readonly AnyFlag[] = [
     name: "idle-timeout",
     group: "detection",
     placeholder: "<duration>",
-    description: "Silence with no tool running that counts as a hang",
-    parse: positiveDuration,
+    description: "Silence with no tool running that counts as a hang (off: never)",
+    parse: positiveDurationOrOff,
     default: DEFAULT_THRESHOLDS.idleTimeoutMs,
-    show: showDuration,
+    show: showDurationOrOff,
   }),
   flag({
     key: "toolGraceMs",
@@ -164,10 +186,10 @@ export const FLAGS: readonly AnyFlag[] = [
     name: "exit-grace",
     group: "detection",
     placeholder: "<duration>",
-    description: "Time the agent gets to exit after its result before it is killed",
-    parse: parseDuration,
+    description: "Time the agent gets to exit after its result before it is killed (off: never)",
+    parse: durationOrOff,
     default: DEFAULT_THRESHOLDS.exitGraceMs,
-    show: showDuration,
+    show: showDurationOrOff,
   }),
   flag({
     key: "maxTurnMs",
@@ -185,7 +207,7 @@ export const FLAGS: readonly AnyFlag[] = [
     group: "detection",
     placeholder: "<duration>",
     description: "Time between SIGTERM and SIGKILL when killing the agent's process tree",
-    parse: parseDuration,
+    parse: graceDuration,
     default: DEFAULT_KILL_GRACE_MS,
     show: showDuration,
   }),
@@ -195,7 +217,7 @@ export const FLAGS: readonly AnyFlag[] = [
     group: "detection",
     placeholder: "<duration>",
     description: "How long the agent's stdout may stay open after it exits",
-    parse: parseDuration,
+    parse: graceDuration,
     default: DEFAULT_DRAIN_GRACE_MS,
     show: showDuration,
   }),

@@ -112,7 +112,9 @@ describe("resolveRunOptions", () => {
     expect(() => resolve({ "max-hang-retries": "-1" })).toThrow(
       /--max-hang-retries takes a whole number/,
     );
-    expect(() => resolve({ "idle-timeout": "0" })).toThrow(/--idle-timeout must be longer than 0/);
+    expect(() => resolve({ "idle-timeout": "0" })).toThrow(
+      /--idle-timeout must be longer than 0 \(or off\)/,
+    );
     expect(() => resolve({ resume: true })).toThrow("--resume needs a value");
   });
 

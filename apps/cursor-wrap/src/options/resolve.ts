@@ -82,6 +82,26 @@ export function resolveOptions<Key extends FlagKey>(
   return options;
 }
 
+/**
+ * The options among `keys` that the command line or a variable sets (not the defaults): for
+ * commands that have defaults of their own to fall back on first (`replay` of a session log
+ * uses the thresholds the log recorded).
+ */
+export function givenOptions<Key extends FlagKey>(
+  keys: readonly Key[],
+  input: CommandInput,
+): Partial<Pick<RunOptions, Key>> {
+  const options: Partial<Pick<RunOptions, Key>> = {};
+  for (const key of keys) {
+    const definition = flagFor(key);
+    const resolved = resolveFlag(definition, input.given.get(definition.name), input.env, {
+      print: false,
+    });
+    if (resolved.source !== undefined) options[key] = resolved.value;
+  }
+  return options;
+}
+
 /** What the run command was given. */
 export interface RunInput extends CommandInput {
   /** The words of the command line: the prompt, joined by spaces. */

@@ -48,7 +48,7 @@ export function parseSize(text: string, flag: string): number {
   return Math.round(Number(match[1]) * unit);
 }
 
-/** Parse `kind=duration,…`, e.g. `mcp=10m,task=30m`. */
+/** Parse `kind=duration,…`, e.g. `mcp=10m,task=30m` (`mcp=off`: no limit for that kind). */
 export function parseToolTimeouts(text: string, flag: string): Record<string, number> {
   const timeouts: Record<string, number> = {};
   for (const part of text
@@ -59,7 +59,10 @@ export function parseToolTimeouts(text: string, flag: string): Record<string, nu
     const kind = part.slice(0, equals).trim();
     if (equals <= 0 || !kind)
       throw new UsageError(`${flag} takes kind=duration pairs such as mcp=10m,task=30m`);
-    timeouts[kind] = parseDuration(part.slice(equals + 1), `${flag} ${kind}`);
+    const value = part.slice(equals + 1);
+    timeouts[kind] = /^\s*(off|none)\s*$/i.test(value)
+      ? Number.POSITIVE_INFINITY
+      : parseDuration(value, `${flag} ${kind}`);
   }
   return timeouts;
 }

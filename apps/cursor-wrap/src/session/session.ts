@@ -44,6 +44,8 @@ class Session {
   private sessionId: string | undefined;
   private consecutiveHangs = 0;
   private agentVersion: string | undefined;
+  /** How the last turn ended, for a session that ends at the next prompt. */
+  lastOutcome: string | undefined;
 
   constructor(
     private readonly context: SessionContext,
@@ -80,6 +82,7 @@ class Session {
       control.turnEnded();
     }
     this.sessionId = result.sessionId ?? this.sessionId;
+    this.lastOutcome = outcomeOf(result);
     writeRecord(turnContext.log, "turn_end", {
       turn: this.turns,
       outcome: result.outcome,
@@ -175,9 +178,13 @@ export async function runInteractiveSession(
     if (stop) return { ending: endingOfCancel(stop), outcome: "cancelled" };
     switch (input.kind) {
       case "eof":
-        return { ending: { kind: "completed" }, outcome: "completed" };
+        // The session's outcome is how its last turn went: one that hung says "hang".
+        return { ending: { kind: "completed" }, outcome: session.lastOutcome ?? "completed" };
       case "interrupt":
         return { ending: { kind: "signal", signal: "SIGINT" }, outcome: "cancelled" };
+      case "hangup":
+        // The terminal went away: the same ending as the SIGHUP that comes with it.
+        return { ending: { kind: "signal", signal: "SIGHUP" }, outcome: "signal SIGHUP" };
       case "prompt":
         return { prompt: input.text };
     }

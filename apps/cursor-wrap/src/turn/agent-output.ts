@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { type AgentEvent, createLineFramer, instant } from "@cursor-wrap/events";
+import { type AgentEvent, createLineFramer, instant, terminalSafe } from "@cursor-wrap/events";
 import type { SessionLog } from "@cursor-wrap/logger";
 import type { StderrMode } from "../options/run-options.js";
 import { createBufferFreer } from "./free-forwarded-buffers.js";
@@ -71,7 +71,7 @@ export interface StderrRelayOptions {
   source: Readable | undefined;
   log: Pick<SessionLog, "stderr">;
   /** The wrapper's stderr. */
-  show: { write(chunk: Buffer): unknown };
+  show: { write(text: string): unknown };
   mode: StderrMode;
   /** A line arrived: JSON events count as activity only; other text may explain a failure. */
   onLine(line: { json: boolean; text: string }): void;
@@ -87,16 +87,15 @@ export function relayStderr(options: StderrRelayOptions): Pump {
   const framer = createLineFramer({ parseCap: 64 * 1024 });
   const onLine = (event: AgentEvent): void => {
     options.log.stderr(event.line);
+    const text = event.kind === "oversize" ? event.line.toString("utf8") : event.text;
     if (event.kind === "json") {
-      options.onLine({ json: true, text: event.text });
-      if (options.mode === "all") options.show.write(event.raw);
+      options.onLine({ json: true, text });
+      if (options.mode === "all") options.show.write(`${terminalSafe(text)}\n`);
       return;
     }
-    options.onLine({
-      json: false,
-      text: event.kind === "text" ? event.text : event.line.toString("utf8"),
-    });
-    if (options.mode !== "none") options.show.write(event.raw);
+    options.onLine({ json: false, text });
+    // Shown to people: the agent's bytes must not drive their terminal (R-FMT5).
+    if (options.mode !== "none") options.show.write(`${terminalSafe(text)}\n`);
   };
   const onData = (chunk: Buffer): void => {
     for (const event of framer.push(chunk)) onLine(event);

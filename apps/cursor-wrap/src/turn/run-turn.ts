@@ -46,7 +46,7 @@ export interface TurnContext {
   /** The wrapper's stdout: watched for backpressure, and its size given to a pty. */
   stdout: NodeJS.WritableStream & DrainableOutput & { columns?: number; rows?: number };
   /** The wrapper's stderr: agent stderr lines are shown here (per `--stderr`). */
-  stderr: { write(chunk: Buffer): unknown };
+  stderr: { write(text: string): unknown };
   /** Told about the running agent (and `undefined` when it is gone), for last-resort kills. */
   onAgent?: (agent: AgentProcess | undefined) => void;
   /** Monotonic clock, ms. */
