@@ -20,12 +20,13 @@ import {
   CLOCK_TICKS,
   contextSwitches,
   cpuTimeMs,
+  peakRss,
   percentile,
   runSamplingPeakRss,
   summary,
   timed,
 } from "./lib/measure.mjs";
-import { writeRealisticStream } from "./lib/stream.mjs";
+import { realSourceCorpus, writeRealisticStream } from "./lib/stream.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..");
 // BENCH_CLI measures another build (e.g. an older commit's) with the same harness; BENCH_OUT
@@ -84,10 +85,17 @@ function catAgent(file) {
 function throughput() {
   const mixedFile = join(work, "mixed.jsonl");
   const mixed = writeRealisticStream(mixedFile, { smallEvents: 100_000, largeResults: 100 });
+  const realFile = join(work, "mixed-real.jsonl");
+  const real = writeRealisticStream(realFile, {
+    smallEvents: 100_000,
+    largeResults: 100,
+    realSources: true,
+  });
   const smallFile = join(work, "small.jsonl");
   const small = writeRealisticStream(smallFile, { smallEvents: 400_000, largeResults: 0 });
   for (const [name, file, info] of [
     ["mixed", mixedFile, mixed],
+    ["mixed, real source files", realFile, real],
     ["small events", smallFile, small],
   ]) {
     const agent = catAgent(file);
@@ -102,7 +110,7 @@ function throughput() {
     const catMedian = summary(cat).median;
     const mb = (elapsed) => info.bytes / elapsed / 1000;
     const events = (elapsed) => (info.events * 1000) / elapsed;
-    const label = `${name} stream: ${(info.bytes / 1e6).toFixed(0)} MB, ${info.events.toLocaleString("en-US")} events${info.largeBytes ? `, ${(info.largeBytes / 1e6).toFixed(0)} MB of it in 100 KB–5 MB tool results` : ""}`;
+    const label = `${name} stream: ${(info.bytes / 1e6).toFixed(0)} MB, ${info.events.toLocaleString("en-US")} events${info.largeBytes ? `, ${(info.largeBytes / 1e6).toFixed(0)} MB of it in 100 KB–5 MB tool results${file === realFile ? " holding real files (TypeScript's lib.dom.d.ts, turbo's docs: mask-*, task-*)" : ""}` : ""}`;
     const command = `cursor-wrap -p x --agent-bin <sh: exec cat ${basename(file)}> --log-dir <tmp> > /dev/null (${RUNS} runs)`;
     // The mixed stream is the realistic one, held to both targets; the stream of small events
     // alone shows the per-event cost, so it is held to the events target only.
@@ -311,8 +319,6 @@ async function memory() {
       );
     }
     const p = summary(peaks);
-    const mib = (bytes) =>
-      `${(bytes / 1024 / 1024).toFixed(0)} MiB (${(bytes / 1e6).toFixed(0)} MB)`;
     row(
       "P5",
       `peak RSS, ${label} (${(info.bytes / 1e6).toFixed(0)} MB in all)`,
@@ -323,6 +329,160 @@ async function memory() {
       "cursor-wrap -p --agent-bin <sh: exec cat huge.jsonl> > /dev/null, VmHWM sampled every 10 ms",
     );
   }
+}
+
+/** Peak RSS through a heavy stream of large real-source results: the stated bound. */
+async function memoryHeavy() {
+  const file = join(work, "heavy.jsonl");
+  const info = writeRealisticStream(file, {
+    smallEvents: 100_000,
+    largeResults: 100,
+    realSources: true,
+  });
+  const agent = catAgent(file);
+  const peaks = [];
+  for (let run = 0; run < Math.max(RUNS, 3); run += 1) {
+    peaks.push(
+      await runSamplingPeakRss(process.execPath, wrapperArgs(agent, logDir(`p5h-${run}`)), {
+        stdout: devNull,
+      }),
+    );
+  }
+  const p = summary(peaks);
+  row(
+    "P5",
+    `peak RSS, heavy mixed stream: 100 tool results of 0.1–5 MB holding real files among 100k events (${(info.bytes / 1e6).toFixed(0)} MB)`,
+    `≤ ${HEAVY_BOUND_MIB} MiB (stated bound)`,
+    mib(p.median),
+    `${mib(p.min)}–${mib(p.max)}`,
+    p.max <= HEAVY_BOUND_MIB * 2 ** 20,
+    "cursor-wrap -p --agent-bin <sh: exec cat heavy.jsonl> > /dev/null, VmHWM sampled every 10 ms",
+  );
+}
+
+/** The bound stated for heavy streams of large results, MiB (see analysis.md, P5). */
+const HEAVY_BOUND_MIB = 128;
+
+const mib = (bytes) => `${(bytes / 1024 / 1024).toFixed(0)} MiB (${(bytes / 1e6).toFixed(0)} MB)`;
+
+/** An agent that writes `bytes` of text lines to stderr, then a one-line result on stdout. */
+function stderrAgent(bytes) {
+  const path = join(work, "stderr-agent.sh");
+  writeFileSync(
+    path,
+    `#!/bin/sh\nyes 'warning: retrying request after a transient error from the model provider' | head -c ${bytes} >&2\necho '{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"bench"}'\n`,
+  );
+  chmodSync(path, 0o755);
+  return path;
+}
+
+/**
+ * Agent stderr: throughput with the wrapper's stderr on /dev/null, and peak RSS while the
+ * wrapper's stderr is read slowly (lines are then counted, not queued).
+ */
+async function stderrCost() {
+  const bytes = 200_000_000;
+  const agent = stderrAgent(bytes);
+  const elapsed = [];
+  for (let run = 0; run < RUNS; run += 1) {
+    const dir = logDir(`stderr-${run}`);
+    const started = performance.now();
+    await new Promise((done, fail) => {
+      const child = spawn(process.execPath, wrapperArgs(agent, dir), {
+        stdio: ["ignore", devNull, devNull],
+      });
+      child.on("error", fail);
+      child.on("exit", done);
+    });
+    elapsed.push(performance.now() - started);
+  }
+  const t = summary(elapsed);
+  const rate = (ms) => bytes / ms / 1000;
+  row(
+    "P1",
+    "throughput, agent stderr (200 MB of text lines, all logged, shown on the wrapper's stderr)",
+    "(for reference; was about 5 MB/s)",
+    `${rate(t.median).toFixed(0)} MB/s`,
+    `${rate(t.max).toFixed(0)}–${rate(t.min).toFixed(0)} MB/s`,
+    true,
+    `cursor-wrap -p --agent-bin <sh: yes … | head -c 200000000 >&2> --log-dir <tmp> 2> /dev/null (${RUNS} runs)`,
+  );
+
+  const slowBytes = 600_000_000;
+  const slowAgent = stderrAgent(slowBytes);
+  const peaks = [];
+  for (let run = 0; run < Math.max(Math.min(RUNS, 3), 1); run += 1) {
+    const dir = logDir(`stderr-slow-${run}`);
+    peaks.push(
+      await new Promise((done, fail) => {
+        const child = spawn(process.execPath, wrapperArgs(slowAgent, dir, "--log-level", "warn"), {
+          stdio: ["ignore", devNull, "pipe"],
+        });
+        // A reader of a few MB/s: 64 KiB every 20 ms.
+        child.stderr.pause();
+        const reader = setInterval(() => child.stderr.read(64 * 1024), 20);
+        let peak = 0;
+        const sampler = setInterval(() => {
+          try {
+            peak = Math.max(peak, peakRss(child.pid));
+          } catch {}
+        }, 10);
+        child.on("error", fail);
+        child.on("exit", () => {
+          clearInterval(reader);
+          clearInterval(sampler);
+          child.stderr.resume();
+          done(peak);
+        });
+      }),
+    );
+  }
+  const p = summary(peaks);
+  row(
+    "P5",
+    "peak RSS, 600 MB of agent stderr while the wrapper's stderr is read at about 3 MB/s",
+    "bounded: ≤ 100 MB",
+    mib(p.median),
+    `${mib(p.min)}–${mib(p.max)}`,
+    p.max <= 100e6,
+    "cursor-wrap -p --agent-bin <sh: yes … | head -c 600000000 >&2> 2>&1 | <64 KiB every 20 ms>, VmHWM sampled every 10 ms",
+  );
+}
+
+/** Redaction of one real 4.57 MB tool result (files with `mask-`/`task-`), in-process. */
+async function redaction() {
+  const { redactJsonValue } = await import("@cursor-wrap/logger");
+  const corpus = realSourceCorpus();
+  const content = corpus.repeat(2).slice(0, 4_570_000);
+  const line = JSON.stringify({
+    type: "tool_call",
+    subtype: "completed",
+    call_id: "read",
+    tool_call: {
+      readToolCall: { args: { path: "lib.dom.d.ts" }, result: { success: { content } } },
+    },
+  });
+  const parse = [];
+  const redact = [];
+  for (let run = 0; run < Math.max(RUNS, 5); run += 1) {
+    let started = performance.now();
+    const value = JSON.parse(line);
+    parse.push(performance.now() - started);
+    started = performance.now();
+    redactJsonValue(value);
+    redact.push(performance.now() - started);
+  }
+  const r = summary(redact);
+  const candidates = content.match(/sk-/g)?.length ?? 0;
+  row(
+    "P1",
+    `redaction of one 4.57 MB tool result of real files (${candidates} \`sk-\` in \`mask-\`/\`task-\` words, no secret)`,
+    "no slower than parsing it",
+    `${ms(r.median)} (JSON.parse of it: ${ms(summary(parse).median)}; was 274 ms)`,
+    `${ms(r.min)}–${ms(r.max)}`,
+    r.median <= summary(parse).median,
+    "redactJsonValue(JSON.parse(line)) in-process (bench/run.mjs, redaction())",
+  );
 }
 
 // ─── P6 start-up ─────────────────────────────────────────────────────────────────────────────
@@ -378,7 +538,10 @@ async function main() {
   await run("P2", latency);
   await run("P3", detection);
   await run("P4", idleCost);
+  await run("P1", redaction);
+  await run("P1", stderrCost);
   await run("P5", memory);
+  await run("P5", memoryHeavy);
   await run("P6", startup);
   const fsType = (() => {
     try {

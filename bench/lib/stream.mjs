@@ -3,7 +3,9 @@
 // captures in ../shared/fixtures/real: thinking-delta floods, assistant messages, shell calls
 // with their completions, and large readToolCall results.
 
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
 import { realCapture } from "@cursor-wrap/testkit";
 
 /** A small deterministic PRNG (mulberry32), so every run benchmarks the same bytes. */
@@ -42,9 +44,39 @@ function templates() {
 const SOURCE_LINE =
   "  const result = await runTurn(context, { prompt, resume: sessionId, signal: controller.signal });\n";
 
+/**
+ * Real files, as an agent reads them: TypeScript's DOM declarations (CSS properties such as
+ * `mask-image`, `mask-border`) and turbo's documentation (`task-graph`, `task-level`), from
+ * the repository's own dev dependencies. Everyday text like this contains `sk-` without
+ * being a secret, which is what makes it worth benchmarking.
+ */
+let corpus;
+export function realSourceCorpus() {
+  if (corpus) return corpus;
+  const require = createRequire(resolve(import.meta.dirname, "..", "..", "package.json"));
+  const dom = readFileSync(require.resolve("typescript/lib/lib.dom.d.ts"), "utf8");
+  const docs = join(dirname(require.resolve("turbo/package.json")), "docs");
+  const pages = readdirSync(docs, { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".mdx"))
+    .sort()
+    .map((name) => readFileSync(join(docs, name), "utf8"));
+  corpus = [dom, ...pages].join("\n");
+  return corpus;
+}
+
+/** `size` characters of file content: a repeated source line, or real files from `offset` on. */
+function fileContent(size, real, offset) {
+  if (!real) return SOURCE_LINE.repeat(Math.ceil(size / SOURCE_LINE.length)).slice(0, size);
+  const text = realSourceCorpus();
+  let content = "";
+  for (let at = offset % text.length; content.length < size; at = 0)
+    content += text.slice(at, at + size - content.length);
+  return content;
+}
+
 /** A readToolCall completion whose file content is about `size` bytes, as cursor-agent prints it. */
-function readResult(template, callId, size) {
-  const content = SOURCE_LINE.repeat(Math.ceil(size / SOURCE_LINE.length)).slice(0, size);
+function readResult(template, callId, size, real = false, offset = 0) {
+  const content = fileContent(size, real, offset);
   return {
     type: "tool_call",
     subtype: "completed",
@@ -57,7 +89,7 @@ function readResult(template, callId, size) {
             content,
             isEmpty: false,
             exceededLimit: false,
-            totalLines: Math.ceil(size / SOURCE_LINE.length),
+            totalLines: content.split("\n").length,
             fileSize: size,
             path: "src/session.ts",
           },
@@ -73,7 +105,8 @@ function readResult(template, callId, size) {
 /**
  * Write a realistic stream to `path`: `smallEvents` small events (thinking-delta floods,
  * messages, shell calls) with `largeResults` read results of 100 KB–5 MB spread among them
- * (sizes log-uniform), plus an optional single line of `hugeLine` bytes.
+ * (sizes log-uniform), plus an optional single line of `hugeLine` bytes. With `realSources`
+ * the results hold real files (see {@link realSourceCorpus}) instead of a repeated line.
  * @returns {{ bytes: number, events: number, largeBytes: number }}
  */
 export function writeRealisticStream(
@@ -84,6 +117,7 @@ export function writeRealisticStream(
     minLarge = 100 * 1024,
     maxLarge = 5 * 1024 * 1024,
     hugeLine = 0,
+    realSources = false,
     seed = 7,
   } = {},
 ) {
@@ -127,7 +161,13 @@ export function writeRealisticStream(
         const size = Math.round(minLarge * (maxLarge / minLarge) ** next());
         largeBytes += size;
         call += 1;
-        const read = readResult(t.completed, `tool_read_${call}`, size);
+        const read = readResult(
+          t.completed,
+          `tool_read_${call}`,
+          size,
+          realSources,
+          Math.floor(next() * 1e9),
+        );
         emit({
           ...read,
           subtype: "started",

@@ -234,6 +234,20 @@ export async function runCli(
   }
 }
 
+/** How long output still queued for a slow reader may hold up an exit by signal, ms. */
+const SIGNAL_FLUSH_MS = 1_000;
+/** How long lines still queued on stderr may hold up an exit, ms. */
+const STDERR_FLUSH_MS = 2_000;
+
+/** Resolves once what is queued on `stream` is written, or after `limitMs`. */
+function flushed(stream: NodeJS.WriteStream, limitMs: number | undefined): Promise<void> {
+  if (stream.writableLength === 0 || stream.destroyed) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    stream.write("", () => resolve());
+    if (limitMs !== undefined) setTimeout(resolve, limitMs).unref();
+  });
+}
+
 /** The `cursor-wrap` executable's entry point. */
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
   const io: RunIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
@@ -247,9 +261,11 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
     );
     code = 1;
   }
-  // Let stdout drain before exiting (a pipe may still hold output), unless nobody reads it.
-  if (process.stdout.writableLength > 0 && !process.stdout.destroyed) {
-    await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
-  }
+  // Let stdout drain before exiting (a pipe may still hold output), unless nobody reads it;
+  // stopped by a signal, the wrapper gives a stalled reader a second, not forever. What is
+  // queued on stderr gets a moment too: a caller that reads stderr only after stdout's end
+  // must not deadlock with us.
+  await flushed(process.stdout, code >= 128 ? SIGNAL_FLUSH_MS : undefined);
+  await flushed(process.stderr, STDERR_FLUSH_MS);
   process.exit(code);
 }

@@ -38,7 +38,8 @@ export interface RecordFields {
     parse_cap: number;
   };
   signal_received: { signal: NodeJS.Signals };
-  stdout_closed: { code: string | undefined };
+  /** Writing stdout failed: its reader went away (`EPIPE`), the disk is full (`ENOSPC`), …. */
+  stdout_closed: { code: string | undefined; summary: string };
   run_failed: { err: unknown; summary: string };
   wrapper_crashed: { err: unknown };
   agent_spawn: {
@@ -49,7 +50,7 @@ export interface RecordFields {
     resume: string | undefined;
     pty: boolean;
     cwd: string;
-    prompt_chars: number;
+    prompt_bytes: number;
   };
   agent_started: { pid: number };
   /** The agent updated itself between two turns of the session. */
@@ -62,7 +63,14 @@ export interface RecordFields {
     background: boolean | undefined;
   };
   tool_call_closed: { call_id: string };
-  monitor_warning: { code: string; call_id: string | undefined; summary: string };
+  /** A tolerated oddity in the stream; `nth` counts this code's warnings in the turn. */
+  monitor_warning: { code: string; call_id: string | undefined; summary: string; nth: number };
+  /** Agent stderr lines counted instead of shown while the wrapper's stderr was behind. */
+  agent_stderr_not_shown: { lines: number; summary: string };
+  /** The last output of a killed agent, not forwarded because stdout's reader was behind. */
+  output_dropped: { bytes: number; summary: string };
+  /** At the end of a turn: how many warnings of each code there were past the first few. */
+  monitor_warnings_repeated: { counts: Record<string, number>; summary: string };
   result_received: { is_error: boolean; duration_ms: number | undefined; usage: Usage | undefined };
   stall_warning: { kind: "idle" | "tool"; fires_in_ms: number; summary: string };
   hang_detected: VerdictFields<"hang">;
@@ -121,6 +129,9 @@ export interface RecordSpec<Name extends RecordName = RecordName> {
   replay?: "turn-start" | "turn-exit" | "decided";
 }
 
+/** Warnings of one code per turn shown at warn; later ones are logged at debug. */
+export const MONITOR_WARNINGS_SHOWN = 3;
+
 /** Every decision record, how it is written, and who shows or replays it. */
 export const RECORDS: { readonly [Name in RecordName]: RecordSpec<Name> } = {
   options: { level: "debug" },
@@ -134,7 +145,15 @@ export const RECORDS: { readonly [Name in RecordName]: RecordSpec<Name> } = {
   agent_version_changed: { level: "info" },
   tool_call_opened: { level: "debug", sync: "soon" },
   tool_call_closed: { level: "debug", sync: "soon" },
-  monitor_warning: { level: "warn", sync: "soon" },
+  // The first few of a code are shown; the rest are logged, and counted once at turn end.
+  monitor_warning: {
+    level: (fields) => (fields.nth <= MONITOR_WARNINGS_SHOWN ? "warn" : "debug"),
+    sync: "soon",
+  },
+  monitor_warnings_repeated: { level: "info" },
+  output_dropped: { level: "warn" },
+  // Shown already, as it happened, by the line that says how many were not shown.
+  agent_stderr_not_shown: { level: "debug" },
   result_received: { level: "debug" },
   stall_warning: { level: "info", shownBy: "text", replay: "decided" },
   hang_detected: { level: "error", shownBy: "text", show: "verdict", replay: "decided" },

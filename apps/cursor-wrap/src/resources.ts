@@ -7,6 +7,8 @@ export interface ResourceStats {
   /** Bytes; after a full collection when the process runs with `--expose-gc`. */
   heapUsed: number;
   rss: number;
+  /** Peak resident set size of the process so far, bytes. */
+  maxRss: number;
   /** Open file descriptors (Linux), undefined elsewhere. */
   fds: number | undefined;
 }
@@ -26,5 +28,11 @@ export function resourceStats(): ResourceStats {
   } catch {
     fds = undefined;
   }
-  return { active, heapUsed: memory.heapUsed, rss: memory.rss, fds };
+  return {
+    active,
+    heapUsed: memory.heapUsed,
+    rss: memory.rss,
+    maxRss: process.resourceUsage().maxRSS * 1024,
+    fds,
+  };
 }

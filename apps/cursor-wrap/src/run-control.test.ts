@@ -116,9 +116,30 @@ describe("createRunControl", () => {
     control.printError("before");
     stdout.emit("error", Object.assign(new Error("write EPIPE"), { code: "EPIPE" }));
     control.printError("after");
-    expect(control.stopping).toEqual({ kind: "epipe" });
+    expect(control.stopping).toEqual({ kind: "output", code: "EPIPE" });
     expect(control.ending({ kind: "completed" })).toEqual({ kind: "error" });
     expect(shown).toBe("cursor-wrap: before\n");
+    control.dispose();
+  });
+
+  it("any other stdout error stops the run with one line naming it, and an error ending", () => {
+    const { control, stdout, stderr } = setUp(true);
+    let shown = "";
+    stderr.on("data", (chunk: Buffer) => {
+      shown += chunk.toString();
+    });
+    const full = Object.assign(new Error("ENOSPC: no space left on device, write"), {
+      code: "ENOSPC",
+    });
+    stdout.emit("error", full);
+    stdout.emit("error", full);
+    expect(control.stopping).toEqual({ kind: "output", code: "ENOSPC" });
+    expect(control.ending({ kind: "completed" })).toEqual({ kind: "error" });
+    expect(shown).toBe(
+      "cursor-wrap: cannot write to stdout: ENOSPC (no space left on device); the agent was stopped, and its output up to here is in the log\n",
+    );
+    control.printError("later errors are still shown");
+    expect(shown).toContain("later errors are still shown");
     control.dispose();
   });
 

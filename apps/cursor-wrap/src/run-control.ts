@@ -6,16 +6,35 @@ import { printError } from "./print-error.js";
 
 /**
  * Why a turn was cancelled: Ctrl+C in an interactive turn (the session goes on), a signal
- * that ends the session, or a closed stdout.
+ * that ends the session, or stdout failing: its reader gone (`EPIPE`) or a write error
+ * (`ENOSPC` on a full disk, `EFBIG` past a file-size limit, …), by its error code.
  */
 export type CancelReason =
   | { kind: "turn"; signal: NodeJS.Signals }
   | { kind: "shutdown"; signal: NodeJS.Signals }
-  | { kind: "epipe" };
+  | { kind: "output"; code: string };
 
 /** How a session stopped by a cancel ends. */
 export function endingOfCancel(reason: CancelReason): Ending {
-  return reason.kind === "epipe" ? { kind: "error" } : { kind: "signal", signal: reason.signal };
+  return reason.kind === "output" ? { kind: "error" } : { kind: "signal", signal: reason.signal };
+}
+
+/** A reader that went away: like any Unix tool, the wrapper then stops quietly. */
+const readerGone = (reason: CancelReason | undefined): boolean =>
+  reason?.kind === "output" && reason.code === "EPIPE";
+
+/** The line that says why output failed, e.g. `cannot write to stdout: ENOSPC (no space left on device)`. */
+export function outputErrorMessage(error: NodeJS.ErrnoException): string {
+  const code = error.code ?? "error";
+  const known: Record<string, string> = {
+    ENOSPC: "no space left on device",
+    EFBIG: "file too large",
+    EDQUOT: "disk quota exceeded",
+    EIO: "input/output error",
+    EROFS: "read-only file system",
+  };
+  const why = Object.hasOwn(known, code) ? known[code] : error.message;
+  return `cannot write to stdout: ${code} (${why}); the agent was stopped, and its output up to here is in the log`;
 }
 
 const SHUTDOWN_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
@@ -69,6 +88,7 @@ export interface RunControl {
  * | Ctrl+C (SIGINT), interactive | the prompt reader sees it: an empty line exits 130, a typed line is cleared | cancel the turn (its tree is killed), back to the prompt | SIGKILL the tree now, cancel the turn | SIGKILL the tree now, exit 130 |
  * | SIGINT with `-p`, SIGTERM, SIGHUP | stop: exit 130 / 143 / 129 | stop: kill the tree, exit 130 / 143 / 129 | SIGKILL the tree now, then stop | SIGINT: SIGKILL now, exit 130; others: ignored |
  * | stdout closed (EPIPE) | stop quietly, exit 1 | stop quietly: kill the tree, exit 1 | same | ignored |
+ * | any other stdout write error (ENOSPC, EFBIG, …) | stop: one line naming the error, exit 1, flagged | stop: kill the tree, the same line, exit 1 | same | ignored |
  * | error writing stderr | ignored: there is nowhere left to report it | | | |
  * | uncaught error in the wrapper | SIGKILL the tree, log `wrapper_crashed`, exit 1 | same | same | same |
  * | the process exits | SIGKILL the tree if one is still running | same | same | same |
@@ -119,11 +139,16 @@ export function createRunControl(options: RunControlOptions): RunControl {
   };
 
   const onStdoutError = (error: NodeJS.ErrnoException): void => {
-    if (error.code !== "EPIPE") return;
+    if (stopping?.kind === "output") return;
+    const reason: CancelReason = { kind: "output", code: error.code ?? "unknown" };
     // Like any Unix tool whose reader went away: stop quietly.
-    log.setConsoleLevel("silent");
-    writeRecord(log, "stdout_closed", { code: error.code });
-    stop({ kind: "epipe" });
+    if (readerGone(reason)) log.setConsoleLevel("silent");
+    writeRecord(log, "stdout_closed", { code: error.code, summary: error.message });
+    if (!readerGone(reason)) {
+      // A full disk or a file-size limit must not pass for success: say so, once.
+      printError(options.show ?? options.stderr, outputErrorMessage(error));
+    }
+    stop(reason);
   };
   const onStderrError = (): void => {};
 
@@ -167,7 +192,7 @@ export function createRunControl(options: RunControlOptions): RunControl {
       sentinel.guard(running);
     },
     printError(message) {
-      if (stopping?.kind !== "epipe") printError(options.show ?? options.stderr, message);
+      if (!readerGone(stopping)) printError(options.show ?? options.stderr, message);
     },
     ending(sessionEnding) {
       return stopping ? endingOfCancel(stopping) : sessionEnding;

@@ -30,7 +30,8 @@ describe("cursor-wrap -p", () => {
   it("reads the prompt from stdin to EOF when none is given", async () => {
     const result = await run(["-p"], { scenario: "quick", input: "line one\nline two\n" });
     expect(result.code).toBe(0);
-    expect(invocations(result)[0]?.stdin).toBe("line one\nline two");
+    // Byte for byte, as cursor-agent would read it without the wrapper.
+    expect(invocations(result)[0]?.stdin).toBe("line one\nline two\n");
   });
 
   it("is byte-identical to the agent's stream-json (AC8)", async () => {

@@ -1,5 +1,6 @@
 import type { MonitorSignal } from "@cursor-wrap/monitor";
 import { eventTypeOf } from "./event-type.js";
+import { isPlausibleSessionId } from "./session-id.js";
 import { toolCallInfo, toolCallParts } from "./tool-call.js";
 import type { EventLike } from "./types.js";
 import { arrayAt, booleanAt, isObject, numberAt, objectAt, stringAt } from "./values.js";
@@ -23,9 +24,15 @@ export function recordedTimeline(events: readonly EventLike[]): number[] {
   });
 }
 
-/** The session id an event carries, if any. */
+/** The agent's session id in `data`, if it is a plausible one (see {@link isPlausibleSessionId}). */
+function sessionIdAt(data: unknown): string | undefined {
+  const id = stringAt(data, "session_id");
+  return id !== undefined && isPlausibleSessionId(id) ? id : undefined;
+}
+
+/** The session id an event carries, if any (and plausible: never one that reads as a flag). */
 export function sessionIdOf(event: EventLike): string | undefined {
-  return event.kind === "json" ? stringAt(event.data, "session_id") : undefined;
+  return event.kind === "json" ? sessionIdAt(event.data) : undefined;
 }
 
 /** How an `assistant` event relates to the text around it (see {@link assistantMessage}). */
@@ -92,8 +99,33 @@ export interface ResultInfo {
   usage?: Usage;
 }
 
-/** Read a `result` event; undefined for other events. Never throws. */
+// A `result` line can be longer than the parse cap (a long answer): it is then known by its
+// head, where cursor-agent writes `type` first and the short fields before `result`.
+const RESULT_HEAD = /^\s*\{\s*"type"\s*:\s*"result"/;
+
+/**
+ * What the head of an oversize `result` line says, read without parsing it: its subtype and
+ * whether it is an error. Undefined for any other event or line.
+ */
+function oversizeResult(event: EventLike): ResultInfo | undefined {
+  if (event.kind !== "oversize" || !event.first || !event.line) return undefined;
+  const head = event.line;
+  const text = new TextDecoder("latin1").decode(head.subarray(0, 4_096));
+  if (!RESULT_HEAD.test(text)) return undefined;
+  const subtype = /"subtype"\s*:\s*"([A-Za-z_]+)"/.exec(text)?.[1] ?? "";
+  return {
+    subtype,
+    isError: /"is_error"\s*:\s*true/.test(text) || subtype === "error",
+    text: "",
+  };
+}
+
+/**
+ * Read a `result` event; undefined for other events. A result line above the parse cap is read
+ * from its head (subtype, `is_error`; its text is not kept). Never throws.
+ */
 export function resultInfo(event: EventLike): ResultInfo | undefined {
+  if (event.kind === "oversize") return oversizeResult(event);
   if (event.kind !== "json" || event.type !== "result") return undefined;
   const data = event.data;
   const info: ResultInfo = {
@@ -105,7 +137,7 @@ export function resultInfo(event: EventLike): ResultInfo | undefined {
   if (durationMs !== undefined) info.durationMs = durationMs;
   const durationApiMs = numberAt(data, "duration_api_ms");
   if (durationApiMs !== undefined) info.durationApiMs = durationApiMs;
-  const sessionId = stringAt(data, "session_id");
+  const sessionId = sessionIdAt(data);
   if (sessionId !== undefined) info.sessionId = sessionId;
   const requestId = stringAt(data, "request_id");
   if (requestId !== undefined) info.requestId = requestId;
@@ -145,10 +177,12 @@ const TOOL_END_SUBTYPES: ReadonlySet<string> = new Set([
  */
 export function toMonitorSignal(event: EventLike): MonitorSignal {
   const eventType = eventTypeOf(event);
+  if (event.kind === "oversize" && oversizeResult(event))
+    return { type: "done", eventType: "result" };
   if (event.kind !== "json") return { type: "activity", eventType };
   switch (event.type) {
     case "system": {
-      const sessionId = stringAt(event.data, "session_id");
+      const sessionId = sessionIdAt(event.data);
       return event.subtype === "init" && sessionId !== undefined
         ? { type: "session", sessionId, eventType }
         : { type: "activity", eventType };

@@ -96,3 +96,17 @@ describe("the hot path", () => {
     expect(parse).toHaveBeenCalledTimes(lines);
   });
 });
+
+describe("a result line above the parse cap", () => {
+  it("is still the turn's result, known by its head", async () => {
+    const { createLineFramer } = await import("./line-framer.js");
+    const { resultInfo, toMonitorSignal } = await import("./extract.js");
+    const line = `{"type":"result","subtype":"success","is_error":true,"duration_ms":5,"result":"${"x".repeat(100_000)}","session_id":"s"}\n`;
+    const framer = createLineFramer({ parseCap: 10_000 });
+    const [first, ...rest] = framer.push(Buffer.from(line));
+    expect(first?.kind).toBe("oversize");
+    expect(toMonitorSignal(first!)).toEqual({ type: "done", eventType: "result" });
+    expect(resultInfo(first!)).toEqual({ subtype: "success", isError: true, text: "" });
+    for (const piece of rest) expect(toMonitorSignal(piece).type).toBe("activity");
+  });
+});

@@ -64,7 +64,8 @@ export function findToolKey(toolCall: unknown): string | undefined {
 
 /** The spec that reads a tool key. */
 export function toolKindSpec(key: string): ToolKindSpec {
-  return TOOL_KINDS[key] ?? unknownToolKind(key);
+  // The key is the agent's: only the table's own entries count, never Object.prototype's.
+  return Object.hasOwn(TOOL_KINDS, key) ? TOOL_KINDS[key]! : unknownToolKind(key);
 }
 
 interface ToolCallParts {

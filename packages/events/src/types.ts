@@ -79,4 +79,6 @@ export type EventLike =
       subtype: string | undefined;
       data: JsonObject;
     }
-  | { kind: "text" | "oversize" };
+  | { kind: "text" }
+  /** A piece of a line above the parse cap: its first piece holds the line's head. */
+  | { kind: "oversize"; first?: boolean; line?: Uint8Array };

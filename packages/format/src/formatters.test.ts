@@ -175,6 +175,34 @@ describe("stream-json", () => {
 });
 
 describe("json", () => {
+  it("writes a result line above the parse cap through, byte for byte, in pieces", () => {
+    const result = `${JSON.stringify({ type: "result", subtype: "success", is_error: false, result: "y".repeat(300_000), session_id: "s" })}\n`;
+    const framer = createLineFramer({ parseCap: 65_536 });
+    const events = [
+      ...framer.push(
+        Buffer.from(`${JSON.stringify({ type: "assistant", text: "z".repeat(100_000) })}\n`),
+      ),
+      ...framer.push(Buffer.from(result.slice(0, 100_000))),
+      ...framer.push(Buffer.from(result.slice(100_000))),
+      ...framer.end(),
+    ];
+    expect(events.filter((event) => event.kind === "oversize").length).toBeGreaterThan(2);
+    const { out, formatter } = render("json", events);
+    formatter.endTurn({ durationMs: 1, toolCalls: 0, outcome: "completed" });
+    expect(out.text()).toBe(result);
+  });
+
+  it("ends a result cut off mid-line before the wrapper's line", () => {
+    const framer = createLineFramer({ parseCap: 65_536 });
+    const events = framer.push(
+      Buffer.from(`{"type":"result","subtype":"success","result":"${"y".repeat(100_000)}`),
+    );
+    const { out, formatter } = render("json", events);
+    formatter.endTurn({ durationMs: 1, toolCalls: 0, outcome: "abnormal" });
+    expect(out.text().endsWith("\n")).toBe(true);
+    expect(out.text().split("\n")).toHaveLength(2);
+  });
+
   it("prints only the result line, as the agent wrote it", () => {
     const capture = realCaptures().find(
       (candidate) => candidate.name === "isomorphx-gump--c2-stream-json-edit",
@@ -206,6 +234,15 @@ describe("json", () => {
       partial_result: "Half an answer",
       resume: "cursor-wrap --resume s",
     });
+  });
+
+  it("quotes a session id in the resume hint so that pasting it runs nothing else", () => {
+    for (const format of ["json", "text"] as const) {
+      const { out, formatter } = render(format, []);
+      formatter.wrapper({ kind: "hang", reason, sessionId: "x; touch pwned", terminal: true });
+      formatter.endTurn({ durationMs: 1, toolCalls: 0, outcome: "hang" });
+      expect(out.text()).toContain("cursor-wrap --resume 'x; touch pwned'");
+    }
   });
 
   it("prints an abnormal exit as a terminal wrapper line", () => {

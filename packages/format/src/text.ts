@@ -5,6 +5,7 @@ import {
   type JsonEvent,
   resultInfo,
   terminalSafe as safe,
+  shellWord,
   type ToolCallInfo,
   type ToolResult,
   toolCallInfo,
@@ -222,7 +223,9 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
 
   const decisionLines = (decision: WrapperDecision): string[] => {
     const resume = (sessionId: string | undefined): string[] =>
-      sessionId ? [paint.dim(`  resume with: cursor-wrap --resume ${safe(sessionId)}`)] : [];
+      sessionId
+        ? [paint.dim(`  resume with: cursor-wrap --resume ${safe(shellWord(sessionId))}`)]
+        : [];
     switch (decision.kind) {
       case "hang":
         return [

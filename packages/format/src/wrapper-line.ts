@@ -1,3 +1,4 @@
+import { shellWord } from "@cursor-wrap/events";
 import type { WrapperDecision } from "./types.js";
 
 const SUBTYPES = {
@@ -53,7 +54,7 @@ export function wrapperLine(
   }
   if (decision.sessionId) line.session_id = decision.sessionId;
   if (isTerminal(decision)) {
-    if (decision.sessionId) line.resume = `cursor-wrap --resume ${decision.sessionId}`;
+    if (decision.sessionId) line.resume = `cursor-wrap --resume ${shellWord(decision.sessionId)}`;
     line.partial_result = partialResult;
   }
   line.timestamp_ms = epochMs;

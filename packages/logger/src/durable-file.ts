@@ -1,9 +1,12 @@
 import {
   closeSync,
+  existsSync,
   fsync,
   fsyncSync,
   ftruncateSync,
+  linkSync,
   renameSync,
+  unlinkSync,
   writeSync,
   writevSync,
 } from "node:fs";
@@ -40,10 +43,39 @@ export interface DurableFile {
   syncNow(): void;
   /** fsync within 50 ms, off the event loop, together with whatever else comes meanwhile. */
   syncSoon(): void;
-  /** Rename the file; returns false (and keeps the old name) when that fails. */
+  /**
+   * Rename the file, never over another file (another instance may have taken the name);
+   * returns false (and keeps the old name) when that fails.
+   */
   rename(next: string): boolean;
   /** fsync and close. Later writes are ignored. */
   close(): void;
+}
+
+/**
+ * Rename `from` to `to` unless `to` exists: a hard link fails with EEXIST where `rename(2)`
+ * would replace. On a file system without hard links, checks first (a small race).
+ */
+export function renameNoReplace(from: string, to: string): boolean {
+  try {
+    linkSync(from, to);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST" || code === "ENOENT") return false;
+    try {
+      if (existsSync(to)) return false;
+      renameSync(from, to);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  try {
+    unlinkSync(from);
+  } catch {
+    // the old name lingers beside the new one; both are the same file
+  }
+  return true;
 }
 
 /** Take ownership of `fd` and write records to it durably (see {@link DurableFile}). */
@@ -136,13 +168,11 @@ export function createDurableFile(options: DurableFileOptions): DurableFile {
     syncSoon,
 
     rename(next) {
-      try {
-        renameSync(path, next);
+      if (renameNoReplace(path, next)) {
         path = next;
         return true;
-      } catch {
-        return false;
       }
+      return false;
     },
 
     close() {

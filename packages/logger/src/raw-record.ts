@@ -1,9 +1,17 @@
 // How a line of agent output is stored in the session log (R-LOG2), and read back: the encoder
 // and the decoder of the raw records, side by side so they cannot drift apart.
 
+import { isUtf8 } from "node:buffer";
 import { type AgentEvent, parseLine } from "@cursor-wrap/events";
 import { LEVELS } from "./console-sink.js";
-import { mayContainSecret, redact } from "./redact.js";
+import {
+  createLineRedactor,
+  jsonMayContainSecret,
+  type LineRedactor,
+  redact,
+  redactCut,
+  redactJsonValue,
+} from "./redact.js";
 
 /** Bytes of an oversize line kept in its record (`raw_head`). */
 export const RAW_HEAD_BYTES = 4_096;
@@ -18,58 +26,109 @@ export interface RawRecordOptions {
   redact: boolean;
 }
 
+/** Writes the raw records of one stream: stdout or stderr (a key printed line by line spans records). */
+export interface RawRecordEncoder {
+  /** The record(s) for one line of agent stdout. */
+  encode(event: AgentEvent): Buffer[];
+}
+
 const prefix = (now: number, level: number, recvTs: number, message = "raw_event"): string =>
   `{"level":${level},"time":${now},"msg":"${message}","recv_ts":${recvTs}`;
 
 const eolField = (eol: string): string => (eol === "\n" ? "" : `,"eol":${JSON.stringify(eol)}`);
 
+/** `,"raw_base64":"…"` for a line that is not valid UTF-8 (so the log keeps its exact bytes). */
+function base64Field(line: Buffer, redactor: LineRedactor | undefined): string {
+  if (isUtf8(line)) return "";
+  // Secrets are ASCII: redact the bytes read one to one as latin1, then store those bytes.
+  const bytes = redactor ? Buffer.from(redactor.line(line.toString("latin1")), "latin1") : line;
+  return `,"raw_base64":"${bytes.toString("base64")}"`;
+}
+
 /**
- * The bytes of the raw record(s) for one event. A JSON line is embedded byte for byte (no copy,
- * not re-serialised) unless it needs redaction; other lines go in `raw_text`, invalid UTF-8 also
- * in `raw_base64`; an oversize line is recorded as its head and, at its end, its length.
+ * The encoder of the raw records of agent stdout (R-LOG2). A JSON line is embedded byte for
+ * byte (no copy, not re-serialised) unless it holds a secret: then its decoded strings are
+ * redacted and it is serialised again. Other lines go in `raw_text`, and when they are not
+ * valid UTF-8 also in `raw_base64`; an oversize line is recorded as its head and, at its end,
+ * its length.
  */
-export function encodeRawRecords(event: AgentEvent, options: RawRecordOptions): Buffer[] {
-  const recvTs = event.recvAt.epoch;
+export function createRawRecordEncoder(options: RawRecordOptions): RawRecordEncoder {
+  const textRedactor = options.redact ? createLineRedactor() : undefined;
+  const bytesRedactor = options.redact ? createLineRedactor() : undefined;
   const text = (record: string): Buffer =>
     Buffer.from(options.redact ? redact(record) : record, "utf8");
-  switch (event.kind) {
-    case "json": {
-      const head = `${prefix(options.now(), LEVELS.debug, recvTs)}${eolField(event.eol)},"raw":`;
-      // The line was already decoded to be parsed: search that text, not the bytes again.
-      if (options.redact && mayContainSecret(event.text)) {
-        return [Buffer.from(redact(`${head}${event.text}}\n`), "utf8")];
+  return {
+    encode(event) {
+      const recvTs = event.recvAt.epoch;
+      switch (event.kind) {
+        case "json": {
+          const head = `${prefix(options.now(), LEVELS.debug, recvTs)}${eolField(event.eol)},"raw":`;
+          if (options.redact && jsonMayContainSecret(event.text)) {
+            const redacted = redactJsonValue(event.data);
+            if (redacted.changed) {
+              return [Buffer.from(`${head}${JSON.stringify(redacted.value)}}\n`, "utf8")];
+            }
+          }
+          return [Buffer.from(head, "latin1"), event.line, RECORD_END];
+        }
+        case "text": {
+          const shown = textRedactor ? textRedactor.line(event.text) : event.text;
+          return [
+            Buffer.from(
+              `${prefix(options.now(), LEVELS.warn, recvTs)}${eolField(event.eol)},"reason":"${event.reason}"${base64Field(event.line, bytesRedactor)},"raw_text":${JSON.stringify(shown)}}\n`,
+              "utf8",
+            ),
+          ];
+        }
+        case "oversize": {
+          const parts: Buffer[] = [];
+          if (event.first) {
+            const headText = event.line.subarray(0, RAW_HEAD_BYTES).toString("utf8");
+            const head = JSON.stringify(options.redact ? redactCut(headText) : headText);
+            parts.push(
+              text(
+                `${prefix(options.now(), LEVELS.warn, recvTs)},"oversize":true,"truncated":true,"raw_head":${head}}\n`,
+              ),
+            );
+          }
+          if (event.final) {
+            parts.push(
+              text(
+                `${prefix(options.now(), LEVELS.warn, recvTs, "raw_event_end")},"oversize":true,"bytes":${event.totalBytes}}\n`,
+              ),
+            );
+          }
+          return parts;
+        }
       }
-      return [Buffer.from(head, "latin1"), event.line, RECORD_END];
-    }
-    case "text": {
-      const base64 =
-        event.reason === "invalid-utf8" ? `,"raw_base64":"${event.line.toString("base64")}"` : "";
-      return [
-        text(
-          `${prefix(options.now(), LEVELS.warn, recvTs)}${eolField(event.eol)},"reason":"${event.reason}"${base64},"raw_text":${JSON.stringify(event.text)}}\n`,
-        ),
-      ];
-    }
-    case "oversize": {
-      const parts: Buffer[] = [];
-      if (event.first) {
-        const head = JSON.stringify(event.line.subarray(0, RAW_HEAD_BYTES).toString("utf8"));
-        parts.push(
-          text(
-            `${prefix(options.now(), LEVELS.warn, recvTs)},"oversize":true,"truncated":true,"raw_head":${head}}\n`,
-          ),
-        );
-      }
-      if (event.final) {
-        parts.push(
-          text(
-            `${prefix(options.now(), LEVELS.warn, recvTs, "raw_event_end")},"oversize":true,"bytes":${event.totalBytes}}\n`,
-          ),
-        );
-      }
-      return parts;
-    }
-  }
+    },
+  };
+}
+
+/**
+ * The records of a chunk of agent stderr (R-SUP4): JSON lines (cursor-agent mirrors its events
+ * there) at debug as `stderr_event`, other lines at warn as `agent_stderr`; both with
+ * `raw_text`, and `raw_base64` when a line is not valid UTF-8.
+ */
+export function createStderrRecordEncoder(options: RawRecordOptions): StderrRecordEncoder {
+  const textRedactor = options.redact ? createLineRedactor() : undefined;
+  const bytesRedactor = options.redact ? createLineRedactor() : undefined;
+  return {
+    encode(event) {
+      const json = event.kind === "json";
+      const decoded = event.kind === "oversize" ? event.line.toString("utf8") : event.text;
+      const shown = textRedactor ? textRedactor.line(decoded) : decoded;
+      const level = json ? LEVELS.debug : LEVELS.warn;
+      const message = json ? "stderr_event" : "agent_stderr";
+      return `${prefix(options.now(), level, event.recvAt.epoch, message)},"stream":"stderr"${base64Field(event.line, bytesRedactor)},"raw_text":${JSON.stringify(shown)}}\n`;
+    },
+  };
+}
+
+/** Writes the records of agent stderr (see {@link createStderrRecordEncoder}). */
+export interface StderrRecordEncoder {
+  /** The record for one line of agent stderr, as text (records of a chunk are joined). */
+  encode(event: AgentEvent): string;
 }
 
 /** One line of a session log, as read back. */
@@ -82,8 +141,11 @@ export type LogEntry =
   | { kind: "oversize"; recvTs: number; head?: string; bytes?: number }
   /** Any other record: decisions, stderr, session start and end. */
   | { kind: "record"; record: Record<string, unknown> }
-  /** A line that is not a JSON record (a write cut short by a crash). */
-  | { kind: "damaged"; line: string };
+  /**
+   * A line that is not a JSON record. `truncated`: it is the last line and has no newline, a
+   * write cut short by a crash (SIGKILL during a large write).
+   */
+  | { kind: "damaged"; line: string; truncated: boolean };
 
 /** Decode one record of a log file: `line` is its bytes, `record` the same line parsed. */
 export function decodeLogRecord(line: Buffer, record: Record<string, unknown>): LogEntry {

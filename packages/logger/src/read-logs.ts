@@ -20,7 +20,7 @@ export async function* readSessionLog(path: string): AsyncGenerator<LogEntry> {
     events.map((event) =>
       event.kind === "json"
         ? decodeLogRecord(event.line, event.data)
-        : { kind: "damaged", line: event.line.toString("utf8") },
+        : { kind: "damaged", line: event.line.toString("utf8"), truncated: event.eol === "" },
     );
   for await (const chunk of createReadStream(path)) yield* toEntries(framer.push(chunk as Buffer));
   yield* toEntries(framer.end());
@@ -35,6 +35,8 @@ export interface SessionSummary {
   incomplete: boolean;
   /** From the final record; `unfinished` when the wrapper never wrote one (crash, still running). */
   outcome: string;
+  /** The last record was cut short (the writer was killed in the middle of writing it). */
+  truncated: boolean;
   turns?: number;
   durationMs?: number;
   exitCode?: number;
@@ -76,11 +78,14 @@ export function listSessions(dir: string): SessionSummary[] {
       flagged: parsed.tags.includes("flagged"),
       incomplete: parsed.tags.includes("incomplete"),
       outcome: "unfinished",
+      truncated: false,
       sizeBytes: 0,
     };
     try {
       summary.sizeBytes = statSync(path).size;
-      const lines = readTail(path, 256 * 1024).split("\n");
+      const tail = readTail(path, 256 * 1024);
+      summary.truncated = tail.length > 0 && !tail.endsWith("\n");
+      const lines = tail.split("\n");
       const endLine = lines.reverse().find((line) => line.includes('"msg":"session_end"'));
       if (endLine) {
         // Read by the names the writer uses: renaming a field of SessionEnd breaks this code.

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import {
   lstatSync,
   mkdtempSync,
@@ -61,5 +62,30 @@ describe("pruneLogs and links", () => {
     expect(pruneLogs(dir, { retentionMs: 1 })).toEqual([]);
     expect(readFileSync(outside, "utf8")).toBe("keep me");
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
+  });
+});
+
+describe("pruneLogs and live writers", () => {
+  const start = (pid: number): string =>
+    `${JSON.stringify({ level: 20, time: NOW, msg: "session_start", pid })}\n`;
+
+  it("keeps an old log whose writer is alive and has not ended it, deletes it once ended", () => {
+    const name = logFileName({ startedAt: NOW - 20 * DAY, sessionId: "live", tags: [] });
+    const path = join(dir, name);
+    writeFileSync(path, start(process.pid));
+    utimesSync(path, (NOW - 9 * DAY) / 1000, (NOW - 9 * DAY) / 1000);
+    expect(pruneLogs(dir, { retentionMs: DAY, now: NOW })).toEqual([]);
+    writeFileSync(path, `${start(process.pid)}{"msg":"session_end"}\n`);
+    utimesSync(path, (NOW - 9 * DAY) / 1000, (NOW - 9 * DAY) / 1000);
+    expect(pruneLogs(dir, { retentionMs: DAY, now: NOW })).toEqual([path]);
+  });
+
+  it("deletes an old log whose writer is gone without ending it (a crash)", () => {
+    const gone = spawnSync(process.execPath, ["-e", ""]).pid!;
+    const name = logFileName({ startedAt: NOW - 20 * DAY, sessionId: "crashed", tags: [] });
+    const path = join(dir, name);
+    writeFileSync(path, start(gone));
+    utimesSync(path, (NOW - 9 * DAY) / 1000, (NOW - 9 * DAY) / 1000);
+    expect(pruneLogs(dir, { retentionMs: DAY, now: NOW })).toEqual([path]);
   });
 });

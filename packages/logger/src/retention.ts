@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, unlinkSync } from "node:fs";
+import { closeSync, lstatSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { parseLogFileName } from "./file-names.js";
 
@@ -13,10 +13,53 @@ export interface PruneOptions {
   now?: number;
 }
 
+/** How much of a log's head and tail is read to tell whether its writer still runs. */
+const PROBE_BYTES = 4_096;
+
+function readAt(fd: number, position: number, length: number): string {
+  const buffer = Buffer.alloc(length);
+  const read = readSync(fd, buffer, 0, length, position);
+  return buffer.subarray(0, read).toString("utf8");
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, it is someone else's.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Whether another process may still be writing this log: its `session_start` names a pid
+ * that is alive, and it has no `session_end` yet. (A live pid may be a reused one: the log
+ * is then kept until that process ends too, which errs on the side of keeping it.)
+ */
+function heldByLiveWriter(path: string, size: number): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const head = readAt(fd, 0, Math.min(size, PROBE_BYTES));
+    const first = JSON.parse(head.split("\n", 1)[0]!) as { msg?: unknown; pid?: unknown };
+    const pid = first.msg === "session_start" ? first.pid : undefined;
+    if (typeof pid !== "number" || !Number.isSafeInteger(pid) || pid <= 0) return false;
+    if (!isAlive(pid)) return false;
+    const tail = readAt(fd, Math.max(0, size - PROBE_BYTES), Math.min(size, PROBE_BYTES));
+    return !tail.trimEnd().split("\n").pop()!.includes('"msg":"session_end"');
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /**
  * Delete old session logs (R-LOG7): anything last written more than `retentionMs` ago, or
  * twice that for logs flagged by a hang, linger, budget or error. Files that are not
- * cursor-wrap logs are never touched. Returns the deleted paths.
+ * cursor-wrap logs are never touched, and neither is a log another live cursor-wrap is still
+ * writing (however short the retention). Returns the deleted paths.
  */
 export function pruneLogs(dir: string, options: PruneOptions): string[] {
   const now = options.now ?? Date.now();
@@ -37,7 +80,7 @@ export function pruneLogs(dir: string, options: PruneOptions): string[] {
       if (!stats.isFile()) continue;
       const age = now - stats.mtimeMs;
       const keep = parsed.tags.includes("flagged") ? options.retentionMs * 2 : options.retentionMs;
-      if (age > keep) {
+      if (age > keep && !heldByLiveWriter(path, stats.size)) {
         unlinkSync(path);
         deleted.push(path);
       }

@@ -78,6 +78,34 @@ describe("openSessionLog", () => {
     });
   });
 
+  it("never lets two instances of one session started in the same millisecond share a file", () => {
+    const first = open();
+    const second = open();
+    first.setSessionId("s");
+    second.setSessionId("s");
+    first.decision("from_first");
+    second.decision("from_second");
+    first.close({ outcome: "hang", flagged: true, exit_code: 2 });
+    second.close({ outcome: "hang", flagged: true, exit_code: 2 });
+    expect(first.path).not.toBe(second.path);
+    expect(readdirSync(dir)).toHaveLength(2);
+    expect(records(first.path).map((record) => record.msg)).toContain("from_first");
+    expect(records(second.path).map((record) => record.msg)).toContain("from_second");
+  });
+
+  it("never deletes the log of another instance that is still running, whatever the retention", () => {
+    const running = open();
+    running.decision("still_here");
+    const ended = open({ now: () => T0 + 1 });
+    ended.close({ outcome: "completed", flagged: false, exit_code: 0 });
+    // Both last written "long ago" as far as the next instance's clock is concerned.
+    const later = openSessionLog({ dir, retentionMs: 1, now: () => Date.now() + 86_400_000 });
+    expect(fs.existsSync(running.path)).toBe(true);
+    expect(fs.existsSync(ended.path)).toBe(false);
+    later.close({ outcome: "completed", flagged: false, exit_code: 0 });
+    running.close({ outcome: "completed", flagged: false, exit_code: 0 });
+  });
+
   it("embeds every line of every real capture byte for byte", async () => {
     const log = open();
     const originals: Buffer[] = [];

@@ -1,6 +1,6 @@
 import { openSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { AgentEvent } from "@cursor-wrap/events";
+import { type AgentEvent, parseLine } from "@cursor-wrap/events";
 import { pino } from "pino";
 import {
   type ConsoleSinkOptions,
@@ -13,7 +13,7 @@ import { createDurableFile } from "./durable-file.js";
 import { LogDirError } from "./errors.js";
 import { type LogTag, logFileName } from "./file-names.js";
 import { ensurePrivateDirectory } from "./private-directory.js";
-import { encodeRawRecords } from "./raw-record.js";
+import { createRawRecordEncoder, createStderrRecordEncoder } from "./raw-record.js";
 import { redact } from "./redact.js";
 import { DEFAULT_RETENTION_MS, pruneLogs } from "./retention.js";
 
@@ -54,6 +54,8 @@ export interface SessionEnd {
   agent_version?: string;
 }
 
+const NEWLINE = Buffer.from("\n");
+
 /** The records a session log writes by itself (the caller's decisions come on top), by message. */
 export const SESSION_LOG_RECORDS = [
   "session_start",
@@ -82,6 +84,11 @@ export interface SessionLog {
   rawAll(events: readonly AgentEvent[]): void;
   /** Log a line of agent stderr: JSON lines at debug, anything else at warn (R-SUP4). */
   stderr(line: Buffer): void;
+  /**
+   * Log the lines of one chunk of agent stderr with one write(2), byte-exact (`raw_base64` for
+   * a line that is not UTF-8); lines that are not JSON also reach the console sink at warn.
+   */
+  stderrAll(events: readonly AgentEvent[]): void;
   /**
    * A wrapper decision (R-LOG3): written, then fsynced, at once or (`sync: "soon"`, for
    * routine records such as tool calls opening and closing) within 50 ms together with others.
@@ -206,6 +213,8 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     destination,
   );
   const rawOptions = { now, redact: shouldRedact };
+  const stdoutRecords = createRawRecordEncoder(rawOptions);
+  const stderrRecords = createStderrRecordEncoder(rawOptions);
 
   const log: SessionLog = {
     get path() {
@@ -216,23 +225,31 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     },
 
     raw(event) {
-      if (!closed) file.write(encodeRawRecords(event, rawOptions));
+      if (!closed) file.write(stdoutRecords.encode(event));
     },
 
     rawAll(events) {
       if (closed) return;
       const parts: Buffer[] = [];
-      for (const event of events)
-        for (const part of encodeRawRecords(event, rawOptions)) parts.push(part);
+      for (const event of events) for (const part of stdoutRecords.encode(event)) parts.push(part);
       file.write(parts);
     },
 
     stderr(line) {
-      const text = line.toString("utf8");
-      const trimmed = text.trimStart();
-      if (trimmed.startsWith("{"))
-        logger.debug({ stream: "stderr", raw_text: text }, "stderr_event");
-      else logger.warn({ stream: "stderr", raw_text: text, summary: text }, "agent_stderr");
+      log.stderrAll([parseLine(Buffer.concat([line, NEWLINE]))]);
+    },
+
+    stderrAll(events) {
+      if (closed || events.length === 0) return;
+      let records = "";
+      for (const event of events) {
+        records += stderrRecords.encode(event);
+        if (event.kind !== "json") {
+          const text = event.kind === "text" ? event.text : event.line.toString("utf8");
+          printConsole(LEVELS.warn, "agent_stderr", { summary: text });
+        }
+      }
+      file.write([Buffer.from(records, "utf8")]);
     },
 
     decision(message, fields = {}, level = "info", options = {}) {
@@ -252,14 +269,20 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     setSessionId(id) {
       if (sessionId !== undefined || closed || !id) return;
       sessionId = id;
-      const part = id.replace(/[^A-Za-z0-9_-]/g, "_");
-      const next = join(dirname(file.path), logFileName({ startedAt, sessionId: part, tags: [] }));
-      if (file.rename(next)) {
-        sessionPart = part;
-        logger.debug({ session_id: id, path: next }, "log_renamed");
-      } else {
-        logger.warn({ session_id: id }, "log_rename_failed");
+      const safe = id.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 128);
+      // Another instance of the same session may have started in the same millisecond.
+      for (const part of [safe, `${safe}-${process.pid}`]) {
+        const next = join(
+          dirname(file.path),
+          logFileName({ startedAt, sessionId: part, tags: [] }),
+        );
+        if (file.rename(next)) {
+          sessionPart = part;
+          logger.debug({ session_id: id, path: next }, "log_renamed");
+          return;
+        }
       }
+      logger.warn({ session_id: id }, "log_rename_failed");
     },
 
     close(end) {

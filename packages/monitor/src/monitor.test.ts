@@ -397,3 +397,54 @@ describe("snapshot", () => {
     expect(monitor.snapshot()).toMatchObject({ phase: "done", verdictInMs: 10 * S });
   });
 });
+
+describe("pause and resume", () => {
+  it("holds idle, tool and linger deadlines while output waits on its reader, but not the budget", () => {
+    let clock = 0;
+    const monitor = createMonitor({ idleTimeoutMs: 2_000, maxTurnMs: 5_000, now: () => clock });
+    monitor.observe({ type: "activity" }, 0);
+    monitor.pause(100);
+    expect(monitor.nextDeadline()).toBe(5_000);
+    clock = 4_000;
+    expect(monitor.check().verdict).toBe("ok");
+    monitor.resume(4_000);
+    // Silence counts from the resume: the idle hang would be at 6 s, the budget comes first.
+    expect(monitor.check(4_999).verdict).toBe("ok");
+    expect(monitor.nextDeadline()).toBe(5_000);
+    clock = 5_000;
+    expect(monitor.check().verdict).toBe("budget");
+    monitor.pause(5_000);
+    expect(monitor.check(6_000).verdict).toBe("budget");
+  });
+});
+
+describe("pause after a result", () => {
+  it("does not count the time output waited on its reader towards lingering", () => {
+    const monitor = createMonitor({ exitGraceMs: 1_000 });
+    monitor.observe({ type: "done" }, 0);
+    monitor.pause(500);
+    expect(monitor.check(5_000).verdict).toBe("ok");
+    monitor.resume(5_000);
+    expect(monitor.check(5_400).verdict).toBe("ok");
+    expect(monitor.check(5_500).verdict).toBe("linger");
+  });
+});
+
+describe("untrusted tool kinds", () => {
+  it.each(["constructor", "__proto__", "toString", "valueOf", "hasOwnProperty"])(
+    "gives a %s call the idle timeout as its allowance, not an Object.prototype member",
+    (kind) => {
+      const monitor = createMonitor({ idleTimeoutMs: 1_000, toolGraceMs: 500 });
+      monitor.observe({ type: "toolStart", id: "c", kind }, 0);
+      expect(monitor.nextDeadline()).toBe(750);
+      expect(monitor.check(1_500).verdict).toBe("hang");
+    },
+  );
+
+  it("ignores a declared timeout that is not a finite number >= 0", () => {
+    const monitor = createMonitor({ idleTimeoutMs: 1_000, toolGraceMs: 500 });
+    monitor.observe({ type: "toolStart", id: "c", kind: "shell", timeoutMs: Number.NaN }, 0);
+    monitor.observe({ type: "toolStart", id: "d", kind: "shell", timeoutMs: -5 }, 0);
+    expect(Number.isFinite(monitor.nextDeadline())).toBe(true);
+  });
+});

@@ -87,9 +87,10 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   if (!(warnFraction >= 0 && warnFraction < 1)) {
     throw new RangeError(`warnFraction must be in [0, 1), got ${warnFraction}`);
   }
-  const toolTimeouts: Record<string, number> = { ...DEFAULT_TOOL_TIMEOUTS };
+  // Kinds come from the agent's output: a Map, so `constructor` or `__proto__` is just a kind.
+  const toolTimeouts = new Map<string, number>(Object.entries(DEFAULT_TOOL_TIMEOUTS));
   for (const [kind, ms] of Object.entries(options.toolTimeouts ?? {})) {
-    toolTimeouts[kind] = nonNegative(`toolTimeouts.${kind}`, ms, 0);
+    toolTimeouts.set(kind, nonNegative(`toolTimeouts.${kind}`, ms, 0));
   }
 
   const startedAt = options.startedAt ?? clock();
@@ -101,12 +102,17 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   const background = new Set<string>();
   let doneAt: number | undefined;
   let exited = false;
+  // Set while the agent's output is held up by a slow reader of ours (see `pause()`).
+  let pausedAt: number | undefined;
   let warnedAfterDone = false;
   // The hang deadline a soft warning was already emitted for: one warning per silence.
   let warnedFor: number | undefined;
 
+  // A declared timeout is the agent's word: only a finite, non-negative one counts.
   const allowanceFor = (kind: string, declared: number | undefined): number =>
-    (declared ?? toolTimeouts[kind] ?? idleTimeoutMs) + toolGraceMs;
+    (declared !== undefined && Number.isFinite(declared) && declared >= 0
+      ? declared
+      : (toolTimeouts.get(kind) ?? idleTimeoutMs)) + toolGraceMs;
 
   function hangDeadline(): HangDeadline {
     if (open.size === 0) {
@@ -203,6 +209,13 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
 
   function assess(now: number): { verdict: Verdict; kind: ReasonKind; deadline?: HangDeadline } {
     if (exited) return { verdict: "ok", kind: "none" };
+    if (pausedAt !== undefined) {
+      // Silence is not the agent's while its output waits on us: only the budget runs on.
+      const budgetAt = budgetDeadline();
+      return budgetAt !== undefined && now >= budgetAt
+        ? { verdict: "budget", kind: "budget" }
+        : { verdict: open.size > 0 ? "waiting" : "ok", kind: "none" };
+    }
     if (doneAt !== undefined) {
       return now >= doneAt + exitGraceMs
         ? { verdict: "linger", kind: "linger" }
@@ -221,6 +234,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
 
   function nextDeadline(): number | undefined {
     if (exited) return undefined;
+    if (pausedAt !== undefined) return budgetDeadline();
     if (doneAt !== undefined) return doneAt + exitGraceMs;
     const deadline = hangDeadline();
     let next = deadline.at;
@@ -288,6 +302,19 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
           return unreachable;
         }
       }
+    },
+
+    pause(now = clock()) {
+      pausedAt ??= now;
+    },
+
+    resume(now = clock()) {
+      if (pausedAt === undefined) return;
+      // The agent can speak again: count its silence from now, and its time to exit after a
+      // result without the time it could not write.
+      if (doneAt !== undefined && now > pausedAt) doneAt += now - pausedAt;
+      pausedAt = undefined;
+      if (now > lastAt) lastAt = now;
     },
 
     check(now = clock()): CheckResult {

@@ -173,6 +173,14 @@ export interface MonitorOptions {
 export interface Monitor {
   /** Feed one signal. Returns a warning for tolerated oddities (R-MON7). */
   observe(signal: MonitorSignal, now?: number): MonitorWarning | undefined;
+  /**
+   * The agent's output is held up by its reader (a slow consumer of the caller's output): its
+   * silence is not its own. Until {@link resume}, only the budget runs; idle, tool and linger
+   * deadlines wait.
+   */
+  pause(now?: number): void;
+  /** Output flows again: silence counts from now. */
+  resume(now?: number): void;
   /** Assess the state at `now`. */
   check(now?: number): CheckResult;
   /**

@@ -19,6 +19,7 @@ export {
   DEFAULT_DRAIN_GRACE_MS,
   DEFAULT_KILL_GRACE_MS,
   findExecutable,
+  MAX_PTY_PROMPT_BYTES,
   SUPERVISOR_RECORDS,
   start,
 } from "./start.js";

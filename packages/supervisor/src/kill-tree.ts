@@ -22,6 +22,8 @@ export interface KillTreeOptions {
   onStep?: (step: KillStep) => void;
   /** How often to look whether the processes are gone, ms. Default 20. */
   pollMs?: number;
+  /** How long SIGKILLed processes get to disappear before they count as survivors, ms. Default 2000. */
+  reapWaitMs?: number;
 }
 
 /** What a staged kill did. */
@@ -39,23 +41,14 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
-async function stillRunning(entries: ProcessEntry[]): Promise<ProcessEntry[]> {
-  const alive = await Promise.all(entries.map(isRunning));
-  return entries.filter((_, index) => alive[index]);
+/** How a kill sees and touches processes (the system's; tests pass their own). */
+export interface KillIo {
+  findTree(rootPid: number, token: string): Promise<ProcessEntry[]>;
+  isRunning(entry: ProcessEntry): Promise<boolean>;
+  signal(pid: number, name: NodeJS.Signals): void;
 }
 
-async function waitGone(
-  entries: ProcessEntry[],
-  deadline: number,
-  pollMs: number,
-): Promise<ProcessEntry[]> {
-  let remaining = await stillRunning(entries);
-  while (remaining.length > 0 && performance.now() < deadline) {
-    await sleep(Math.min(pollMs, Math.max(1, deadline - performance.now())));
-    remaining = await stillRunning(remaining);
-  }
-  return remaining;
-}
+const SYSTEM: KillIo = { findTree: findAgentTree, isRunning, signal };
 
 function merge(first: ProcessEntry[], second: ProcessEntry[]): ProcessEntry[] {
   const byPid = new Map(first.map((entry) => [entry.pid, entry]));
@@ -64,39 +57,71 @@ function merge(first: ProcessEntry[], second: ProcessEntry[]): ProcessEntry[] {
 }
 
 /**
+ * Whether the process group numbered like the agent can be signalled: only while a process
+ * found to be of this run (by token, ancestry or session) is still in it. Once the agent is
+ * reaped and its group empty, the number may belong to a stranger (PID reuse).
+ */
+function groupIsOurs(rootPid: number, entries: readonly ProcessEntry[]): boolean {
+  return entries.some((entry) => entry.pgid === rootPid);
+}
+
+/**
  * Kill an agent and every process it started (R-SUP2): SIGTERM to its process group and to
  * each descendant (also those that left the group or were reparented), wait up to `graceMs`
  * for them to go, then SIGKILL to the group and to everything still alive, including
- * descendants that appeared meanwhile. Never blocks the event loop.
+ * descendants that appeared meanwhile; a last look then finds whatever is still there, kills
+ * it, and reports it as a survivor. A pid or group is signalled only while it is verifiably
+ * still this run's (same start time; a live member in the group). Never blocks the event loop.
  */
-export async function killTree(options: KillTreeOptions): Promise<KillTreeResult> {
+export async function killTree(
+  options: KillTreeOptions,
+  io: KillIo = SYSTEM,
+): Promise<KillTreeResult> {
   const { rootPid, token, graceMs, onStep } = options;
   const pollMs = options.pollMs ?? 20;
+  const reapWaitMs = options.reapWaitMs ?? 2_000;
   const started = performance.now();
+  const stillRunning = async (entries: ProcessEntry[]): Promise<ProcessEntry[]> => {
+    const alive = await Promise.all(entries.map((entry) => io.isRunning(entry)));
+    return entries.filter((_, index) => alive[index]);
+  };
+  const waitGone = async (entries: ProcessEntry[], deadline: number): Promise<ProcessEntry[]> => {
+    let remaining = await stillRunning(entries);
+    while (remaining.length > 0 && performance.now() < deadline) {
+      await sleep(Math.min(pollMs, Math.max(1, deadline - performance.now())));
+      remaining = await stillRunning(remaining);
+    }
+    return remaining;
+  };
   const steps: KillStep[] = [];
-  const send = (name: KillStep["signal"], entries: ProcessEntry[]): void => {
+  const send = async (name: KillStep["signal"], entries: ProcessEntry[]): Promise<void> => {
+    const alive = await stillRunning(entries);
     const step: KillStep = {
       signal: name,
       atMs: Math.round(performance.now() - started),
-      pids: entries.map((entry) => entry.pid),
+      pids: alive.map((entry) => entry.pid),
     };
     steps.push(step);
     onStep?.(step);
-    signal(-rootPid, name);
-    for (const entry of entries) signal(entry.pid, name);
+    if (groupIsOurs(rootPid, alive)) io.signal(-rootPid, name);
+    for (const entry of alive) io.signal(entry.pid, name);
   };
 
-  const first = await findAgentTree(rootPid, token);
-  send("SIGTERM", first);
-  let remaining = await waitGone(first, started + graceMs, pollMs);
-  // Descendants spawned during the grace period (or missed while their parent was exiting).
-  const late = (await findAgentTree(rootPid, token)).filter(
-    (entry) => !first.some((known) => known.pid === entry.pid),
-  );
-  remaining = merge(remaining, late);
+  const first = await io.findTree(rootPid, token);
+  await send("SIGTERM", first);
+  let remaining = await waitGone(first, started + graceMs);
+  // Descendants spawned during the grace period (from a SIGTERM handler, say) or missed
+  // while their parent was exiting.
+  remaining = merge(remaining, await io.findTree(rootPid, token));
   if (remaining.length > 0) {
-    send("SIGKILL", remaining);
-    remaining = await waitGone(remaining, performance.now() + 2_000, pollMs);
+    await send("SIGKILL", remaining);
+    remaining = await waitGone(remaining, performance.now() + reapWaitMs);
+  }
+  // A last look, so that what the log calls survivors is what is really left.
+  const left = merge(remaining, await io.findTree(rootPid, token));
+  if (left.length > 0) {
+    await send("SIGKILL", left);
+    remaining = await waitGone(left, performance.now() + reapWaitMs);
   }
   return { steps, survivors: remaining.map((entry) => entry.pid) };
 }
@@ -104,7 +129,7 @@ export async function killTree(options: KillTreeOptions): Promise<KillTreeResult
 /** SIGKILL the whole tree at once, synchronously: for a wrapper that is about to die. */
 export function killTreeSync(rootPid: number, token: string): number[] {
   const entries = findAgentTreeSync(rootPid, token);
-  signal(-rootPid, "SIGKILL");
+  if (groupIsOurs(rootPid, entries)) signal(-rootPid, "SIGKILL");
   for (const entry of entries) signal(entry.pid, "SIGKILL");
   return entries.map((entry) => entry.pid);
 }

@@ -2,13 +2,14 @@ import { describe, expect, it } from "vitest";
 import { findAgentTree, parseProcStat } from "./process-tree.js";
 
 describe("parseProcStat", () => {
-  it("reads pid, parent, group and start time, whatever the command name holds", () => {
+  it("reads pid, parent, group, session and start time, whatever the command name holds", () => {
     const stat =
       "4242 (we ird) (name)) S 4200 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10";
     expect(parseProcStat(stat)).toEqual({
       pid: 4242,
       ppid: 4200,
       pgid: 4242,
+      sid: 4242,
       startTime: "987654",
       zombie: false,
     });

@@ -7,6 +7,8 @@ export interface ProcessEntry {
   pid: number;
   ppid: number;
   pgid: number;
+  /** Session id: the agent leads a session of its own, which daemons that left its group keep. */
+  sid: number;
   /** Kernel start time (clock ticks since boot on Linux): tells a process from a reused pid. */
   startTime: string;
   /** Exited but not yet reaped: nothing left to kill. */
@@ -28,12 +30,14 @@ export function parseProcStat(text: string): ProcessEntry | undefined {
   const pid = Number(text.slice(0, open).trim());
   const ppid = Number(fields[1]);
   const pgid = Number(fields[2]);
+  const sid = Number(fields[3]);
   if (!Number.isInteger(pid) || !Number.isInteger(ppid) || !Number.isInteger(pgid))
     return undefined;
   return {
     pid,
     ppid,
     pgid,
+    sid: Number.isInteger(sid) ? sid : 0,
     startTime: fields[19] ?? "",
     zombie: fields[0] === "Z" || fields[0] === "X",
   };
@@ -72,16 +76,17 @@ function listProcessesSync(): ProcessEntry[] {
 
 function listWithPs(): Promise<ProcessEntry[]> {
   return new Promise((resolve) => {
-    execFile("ps", ["-A", "-o", "pid=,ppid=,pgid=,stat=,lstart="], (error, stdout) => {
+    execFile("ps", ["-A", "-o", "pid=,ppid=,pgid=,sess=,stat=,lstart="], (error, stdout) => {
       if (error) return resolve([]);
       const entries: ProcessEntry[] = [];
       for (const line of stdout.split("\n")) {
-        const [pid, ppid, pgid, stat, ...start] = line.trim().split(/\s+/);
-        if (!pid || !ppid || !pgid || !stat) continue;
+        const [pid, ppid, pgid, sid, stat, ...start] = line.trim().split(/\s+/);
+        if (!pid || !ppid || !pgid || !sid || !stat) continue;
         entries.push({
           pid: Number(pid),
           ppid: Number(ppid),
           pgid: Number(pgid),
+          sid: Number(sid),
           startTime: start.join(" "),
           zombie: stat.startsWith("Z"),
         });
@@ -93,9 +98,12 @@ function listWithPs(): Promise<ProcessEntry[]> {
 
 /**
  * Select the processes of one agent run among `entries`: the root, everything in its process
- * group, every descendant by parent chain (also those that called `setsid`), and on Linux every
- * process that still carries the run's token in its environment (daemons that double-forked
- * and were reparented). Zombies are left out: there is nothing to kill.
+ * group and in its session (the agent leads both: a daemon that left the group but not the
+ * session, even with a cleared environment, is still found), every descendant by parent chain
+ * (also those that called `setsid`), and on Linux every process that still carries the run's
+ * token in its environment (daemons that double-forked and were reparented). Zombies are left
+ * out: there is nothing to kill. The numbers of a group and a session are not given to another
+ * process while any member lives, so matching them never picks up a stranger.
  */
 function selectTree(
   entries: ProcessEntry[],
@@ -109,7 +117,9 @@ function selectTree(
     else children.set(entry.ppid, [entry]);
   }
   const selected = new Map<number, ProcessEntry>();
-  const queue = entries.filter((entry) => entry.pid === rootPid || entry.pgid === rootPid);
+  const queue = entries.filter(
+    (entry) => entry.pid === rootPid || entry.pgid === rootPid || entry.sid === rootPid,
+  );
   for (const entry of entries) {
     if (entry.pid !== process.pid && entry.pid !== rootPid && carriesToken(entry.pid))
       queue.push(entry);

@@ -201,6 +201,19 @@ describe("kill", () => {
     expect(pids.filter(isAlive)).toEqual([]);
   });
 
+  it("finds descendants hidden from the token and the group, and those spawned while dying", async () => {
+    const agent = await run("hard-descendants");
+    collect(agent.stdout);
+    const pids = await pidsWritten(2);
+    expect(pids.every(isAlive)).toBe(true);
+    const report = await agent.kill("hang");
+    // The SIGTERM handler of one started another: three of them in all, none left.
+    const all = readPids(pidFile);
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    await expect.poll(() => all.filter(isAlive), { timeout: 10_000 }).toEqual([]);
+    expect(report.survivors).toEqual([]);
+  });
+
   it("SIGKILLs an agent that ignores SIGTERM after killGraceMs", async () => {
     const agent = await run("ignore-sigterm", { killGraceMs: 400 });
     await linesUntil(agent, "thinking");

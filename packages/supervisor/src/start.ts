@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { accessSync, constants, statSync } from "node:fs";
@@ -54,8 +55,12 @@ export interface StartOptions {
   bin: string;
   /** Its arguments (see `buildArgs`). */
   args?: readonly string[];
-  /** The prompt, written to stdin, which is then closed. */
-  prompt: string;
+  /**
+   * The prompt, written to stdin (its bytes as they are), which is then closed. With a pty it
+   * is the last argument instead: it must then be UTF-8 text without NUL, under
+   * {@link MAX_PTY_PROMPT_BYTES}.
+   */
+  prompt: string | Uint8Array;
   cwd?: string;
   /** Environment (default `process.env`). */
   env?: NodeJS.ProcessEnv;
@@ -355,6 +360,26 @@ async function launchPipes(
   };
 }
 
+/** Longest argument Linux passes to a program (MAX_ARG_STRLEN, with its NUL), bytes. */
+export const MAX_PTY_PROMPT_BYTES = 128 * 1024 - 1;
+
+/** The prompt as the agent's last argument, or why it cannot be one. */
+function promptArgument(prompt: string | Uint8Array, bin: string): string {
+  const bytes = typeof prompt === "string" ? Buffer.from(prompt, "utf8") : Buffer.from(prompt);
+  const refuse = (detail: string): never => {
+    throw new AgentSpawnError(
+      bin,
+      "E2BIG",
+      `with a pty the prompt is passed as an argument, ${detail}; run without a pty to send it on stdin`,
+    );
+  };
+  if (bytes.includes(0) || !isUtf8(bytes)) refuse("which cannot hold binary data");
+  if (bytes.length > MAX_PTY_PROMPT_BYTES) {
+    refuse(`and at ${bytes.length} bytes it is over the system's limit of ${MAX_PTY_PROMPT_BYTES}`);
+  }
+  return bytes.toString("utf8");
+}
+
 async function launchPty(
   path: string,
   options: StartOptions,
@@ -362,13 +387,14 @@ async function launchPty(
   cwd: string,
   size: PtySize,
 ): Promise<Launched> {
+  const prompt = promptArgument(options.prompt, options.bin);
   const pty = await loadPty();
   if (!pty) throw new PtyUnavailableError();
   let terminal: ReturnType<typeof pty.spawn>;
   try {
     // On a terminal the prompt cannot travel through stdin without being echoed into the
     // output, so it is the last argument; EOF is then sent for an agent that still reads stdin.
-    terminal = pty.spawn(path, [...(options.args ?? []), options.prompt], {
+    terminal = pty.spawn(path, [...(options.args ?? []), prompt], {
       name: "xterm-256color",
       cols: size.cols,
       rows: size.rows,

@@ -54,8 +54,10 @@ export interface Invocation {
   argv: string[];
   /** The prompt it used: the positional argument if given, else what it read from stdin. */
   prompt: string;
-  /** Everything it read from stdin. */
+  /** Everything it read from stdin (as UTF-8 text). */
   stdin: string;
+  /** Everything it read from stdin, byte for byte. */
+  stdinBase64?: string;
   cwd: string;
   pid: number;
   pgid: number | undefined;

@@ -116,10 +116,10 @@ function runSubcommand(argv: string[], parsed: ParsedArgs, recordFile: string | 
   return Number(process.env.FAKE_AGENT_EXIT_CODE ?? 0);
 }
 
-async function readStdin(): Promise<string> {
+async function readStdin(): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 function previousInvocations(recordFile: string | undefined): number {
@@ -180,7 +180,8 @@ async function main(): Promise<number> {
     return runSubcommand(argv, { flags, positional }, recordFile);
   }
   // Like cursor-agent: a piped stdin is read to EOF even when the prompt is an argument.
-  const stdinText = process.stdin.isTTY ? "" : await readStdin();
+  const stdinBytes = process.stdin.isTTY ? Buffer.alloc(0) : await readStdin();
+  const stdinText = stdinBytes.toString("utf8");
   const prompt = positional.length > 0 ? positional.join(" ") : stdinText;
   const turn = previousInvocations(recordFile);
   const resume = typeof flags["--resume"] === "string" ? flags["--resume"] : undefined;
@@ -198,6 +199,7 @@ async function main(): Promise<number> {
       argv,
       prompt,
       stdin: stdinText,
+      stdinBase64: stdinBytes.toString("base64"),
       cwd: process.cwd(),
       pid: process.pid,
       pgid: pgid(),

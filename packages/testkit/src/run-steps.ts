@@ -57,6 +57,10 @@ function descendantScript(ignoreSigterm: boolean, pidFile: string, ttlMs: number
   ].join("\n");
 }
 
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, "'\\''")}'`;
+}
+
 function pidCount(pidFile: string): number {
   return existsSync(pidFile) ? readFileSync(pidFile, "utf8").split("\n").filter(Boolean).length : 0;
 }
@@ -64,7 +68,22 @@ function pidCount(pidFile: string): number {
 async function spawnDescendant(step: Extract<Step, { type: "spawn" }>, io: StepIo): Promise<void> {
   const before = pidCount(io.pidFile);
   const script = descendantScript(step.ignoreSigterm === true, io.pidFile, io.descendantTtlMs);
-  if (step.mode === "daemon") {
+  if (step.mode === "hidden") {
+    // A job-control shell puts its background job in a group of its own (same session); the
+    // job runs with an empty environment, and the shell exits, so it is reparented.
+    const command = `set -m; env -i "${process.execPath}" -e ${shellQuote(script)} & exit 0`;
+    spawn("/bin/sh", ["-c", command], { stdio: "ignore" }).unref();
+  } else if (step.mode === "term-spawner") {
+    // On SIGTERM it starts another descendant, in a session of its own, then exits.
+    const spawnOnTerm = [
+      "process.on('SIGTERM', () => {",
+      `  require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(script)}], { detached: true, stdio: 'ignore' }).unref();`,
+      "  setTimeout(() => process.exit(0), 50);",
+      "});",
+      script,
+    ].join("\n");
+    spawn(process.execPath, ["-e", spawnOnTerm], { stdio: "ignore" }).unref();
+  } else if (step.mode === "daemon") {
     // Double fork: the intermediate starts a detached grandchild and exits at once, so the
     // grandchild is reparented and only its environment still ties it to this agent.
     const launcher = `require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(script)}], { detached: true, stdio: 'ignore' }).unref();`;

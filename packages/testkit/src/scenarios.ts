@@ -17,12 +17,15 @@ export type Step =
   | { type: "ignoreSigterm" }
   /**
    * Start a long-running descendant: `group` stays in the agent's process group, `session`
-   * calls setsid, `daemon` double-forks (reparented, found only by its environment).
+   * calls setsid, `daemon` double-forks (reparented, found only by its environment),
+   * `hidden` double-forks into a process group of its own with an empty environment (no
+   * token, reparented: only the agent's session still ties it), `term-spawner` starts a new
+   * descendant (with its own session) from its SIGTERM handler, then exits.
    * Each writes its pid to `FAKE_AGENT_PID_FILE`; the step waits until it has.
    */
   | {
       type: "spawn";
-      mode: "group" | "session" | "daemon";
+      mode: "group" | "session" | "daemon" | "hidden" | "term-spawner";
       ignoreSigterm?: boolean;
       holdStdout?: boolean;
     }
@@ -346,6 +349,14 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
     { type: "spawn", mode: "group", ignoreSigterm: true },
     { type: "spawn", mode: "session" },
     { type: "spawn", mode: "daemon" },
+    ...scenarios["tool-hang"]!(context).slice(2),
+  ],
+
+  /** Descendants that are hard to find: one hidden (no token, own group), one that spawns on SIGTERM. */
+  "hard-descendants": (context) => [
+    ...opening(context),
+    { type: "spawn", mode: "hidden" },
+    { type: "spawn", mode: "term-spawner" },
     ...scenarios["tool-hang"]!(context).slice(2),
   ],
 

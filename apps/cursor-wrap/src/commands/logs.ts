@@ -37,7 +37,7 @@ function table(sessions: SessionSummary[]): string {
     ...sessions.map((session) => [
       localTime(session.startedAt),
       session.sessionId,
-      `${session.outcome}${session.flagged ? " (flagged)" : ""}${session.incomplete ? " (incomplete)" : ""}`,
+      `${session.outcome}${session.flagged ? " (flagged)" : ""}${session.incomplete ? " (incomplete)" : ""}${session.truncated ? " (truncated record)" : ""}`,
       session.turns === undefined ? "-" : String(session.turns),
       session.durationMs === undefined ? "-" : formatDuration(session.durationMs),
       session.agentVersion ?? "-",
@@ -104,7 +104,9 @@ async function showLog(path: string, io: RunIo): Promise<void> {
           formatter.write(parseLine(`[a line of ${entry.bytes} bytes, logged in part]`));
         break;
       case "damaged":
-        io.stdout.write(`[damaged log line: ${terminalSafe(entry.line.slice(0, 80))}]\n`);
+        io.stdout.write(
+          `[${entry.truncated ? "truncated" : "damaged"} record: ${terminalSafe(entry.line.slice(0, 80))}]\n`,
+        );
         break;
       case "record": {
         const { record } = entry;

@@ -17,6 +17,7 @@ import { RECORDS, type RecordFields, type RecordName } from "../log-records.js";
 import { monitorOptions, resolveOptions } from "../options/resolve.js";
 import type { RunOptions } from "../options/run-options.js";
 import { parseDuration } from "../options/units.js";
+import { printError } from "../print-error.js";
 import { readableFile } from "../usage-error.js";
 import type { RunIo } from "./run.js";
 
@@ -135,13 +136,20 @@ async function captureTurns(path: string): Promise<RecordedTurn[]> {
 }
 
 /** A session log: one turn per agent start, at the wrapper's receive times. */
-async function logTurns(
-  path: string,
-): Promise<{ turns: RecordedTurn[]; thresholds: Partial<ReplayThresholds> }> {
+async function logTurns(path: string): Promise<{
+  turns: RecordedTurn[];
+  thresholds: Partial<ReplayThresholds>;
+  damaged: { truncated: number; other: number };
+}> {
   const turns: RecordedTurn[] = [];
   let thresholds: Partial<ReplayThresholds> = {};
   let turn: RecordedTurn | undefined;
+  const damaged = { truncated: 0, other: 0 };
   for await (const entry of readSessionLog(path)) {
+    if (entry.kind === "damaged") {
+      damaged[entry.truncated ? "truncated" : "other"] += 1;
+      continue;
+    }
     if (entry.kind === "record") {
       const { record } = entry;
       const at = Number(record.ts ?? record.time ?? 0);
@@ -173,7 +181,7 @@ async function logTurns(
       }
       continue;
     }
-    if (!turn || entry.kind === "damaged") continue;
+    if (!turn) continue;
     const event = logEntryEvent(entry);
     const signal = event
       ? toMonitorSignal(event)
@@ -184,7 +192,7 @@ async function logTurns(
     turn.lines += 1;
     turn.endedAt = Math.max(turn.endedAt, entry.recvTs);
   }
-  return { turns, thresholds };
+  return { turns, thresholds, damaged };
 }
 
 function describe(entry: SimulationEntry): string {
@@ -198,6 +206,14 @@ function describe(entry: SimulationEntry): string {
   }
 }
 
+/** What was skipped of a log that is not whole JSON records. */
+function damageNotes({ truncated, other }: { truncated: number; other: number }): string[] {
+  const notes: string[] = [];
+  if (truncated > 0) notes.push("a truncated record at the end (a write cut short) was skipped");
+  if (other > 0) notes.push(`${other} damaged record${other === 1 ? " was" : "s were"} skipped`);
+  return notes;
+}
+
 /**
  * `cursor-wrap replay <log-or-capture>` (R-CLI6): run the monitor over recorded output on a
  * simulated clock and show when each warning and verdict would have fired with the given
@@ -207,7 +223,9 @@ export async function replayCommand(replay: ReplayOptions, io: RunIo): Promise<n
   const file = readableFile(replay.file, "the log or capture");
   const tailMs = replay.tail === undefined ? undefined : parseDuration(replay.tail, "--tail");
   const log = isSessionLog(file);
-  const recorded = log ? await logTurns(file) : { turns: await captureTurns(file), thresholds: {} };
+  const recorded = log
+    ? await logTurns(file)
+    : { turns: await captureTurns(file), thresholds: {}, damaged: { truncated: 0, other: 0 } };
   const { turns } = recorded;
   // Flags and variables first, then what the log recorded, then the defaults.
   const options = {
@@ -228,6 +246,7 @@ export async function replayCommand(replay: ReplayOptions, io: RunIo): Promise<n
   });
 
   if (replay.json) {
+    for (const note of damageNotes(recorded.damaged)) printError(io.stderr, note);
     const json = results.map(({ index, turn, simulation, assumedSilence }) => ({
       turn: index,
       session_id: turn.sessionId,
@@ -259,6 +278,7 @@ export async function replayCommand(replay: ReplayOptions, io: RunIo): Promise<n
   io.stdout.write(
     `${log ? "session log" : "capture"} ${file}\nthresholds: ${thresholds}${source}\n`,
   );
+  for (const note of damageNotes(recorded.damaged)) io.stdout.write(`${note}\n`);
   for (const { index, turn, simulation, assumedSilence } of results) {
     const offset = (at: number) => `+${formatDuration(at - turn.startedAt)}`.padEnd(10);
     io.stdout.write(

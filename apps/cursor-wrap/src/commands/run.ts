@@ -12,7 +12,7 @@ import { monitorOptions } from "../options/resolve.js";
 import type { RunOptions } from "../options/run-options.js";
 import { openPromptHistory } from "../prompt-history.js";
 import { createPromptReader } from "../prompt-reader.js";
-import { createRunControl } from "../run-control.js";
+import { type CancelReason, createRunControl } from "../run-control.js";
 import { runInteractiveSession, runPrintSession, type SessionContext } from "../session/session.js";
 import type { TurnSettings } from "../turn/run-turn.js";
 import { UsageError } from "../usage-error.js";
@@ -21,23 +21,42 @@ import { UsageError } from "../usage-error.js";
 export interface RunIo {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   stdout: NodeJS.WritableStream & { isTTY?: boolean; writableNeedDrain?: boolean };
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; writableNeedDrain?: boolean };
 }
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream)
     chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
-/** The prompt of a `-p` run (R-CLI2): the arguments, else stdin read to EOF; a terminal is an error. */
-async function printPrompt(options: RunOptions, io: RunIo): Promise<string> {
+/**
+ * Why there is no prompt, and, when a word that looks like a prompt was taken as one of the
+ * agent's options because it starts with `-`, how to give it.
+ */
+function noPrompt(why: string, options: RunOptions): UsageError {
+  // No flag has a space in its name, and glued values (`-mgpt-5`) rarely do: a prompt does.
+  const taken = options.agentArguments
+    .map((argument) => argument.tokens[0] ?? "")
+    .find((token) => /\s/.test(token.split("=", 1)[0]!));
+  const hint =
+    taken === undefined
+      ? ""
+      : ` (${JSON.stringify(taken)} was taken as an option: a prompt that starts with - goes after --, as in cursor-wrap -p -- ${JSON.stringify(taken)})`;
+  return new UsageError(`no prompt: ${why}${hint}`);
+}
+
+/**
+ * The prompt of a `-p` run (R-CLI2): the arguments, else stdin read to EOF, its bytes as they
+ * are (the agent reads them the same way without the wrapper); a terminal is an error.
+ */
+async function printPrompt(options: RunOptions, io: RunIo): Promise<string | Buffer> {
   if (options.prompt !== undefined) return options.prompt;
-  if (io.stdin.isTTY) throw new UsageError("no prompt: give it as an argument or pipe it on stdin");
-  const text = (await readAll(io.stdin)).trim();
-  if (!text) throw new UsageError("no prompt: stdin was empty");
-  return text;
+  if (io.stdin.isTTY) throw noPrompt("give it as an argument or pipe it on stdin", options);
+  const bytes = await readAll(io.stdin);
+  if (bytes.toString("latin1").trim() === "") throw noPrompt("stdin was empty", options);
+  return bytes;
 }
 
 /** What a turn reads of the options. */
@@ -77,7 +96,12 @@ interface Outputs {
   /** A text rendering reaches people (it shows verdicts and errors itself). */
   rendersForPeople: boolean;
   /** The wrapper's stderr for people: erases the live status line before each write. */
-  stderr: { write(text: string | Buffer): unknown; isTTY?: boolean; hasColors?: () => boolean };
+  stderr: {
+    write(text: string | Buffer): unknown;
+    readonly writableNeedDrain?: boolean;
+    isTTY?: boolean;
+    hasColors?: () => boolean;
+  };
 }
 
 /** A stream that asks the formatter to erase its status line before each write. */
@@ -87,6 +111,9 @@ function beforeWriting(stream: RunIo["stderr"], formatter: Formatter): Outputs["
     write(text) {
       formatter.interrupt();
       return stream.write(text);
+    },
+    get writableNeedDrain() {
+      return stream.writableNeedDrain === true;
     },
     isTTY: stream.isTTY === true,
     ...(typeof terminal.hasColors === "function"
@@ -128,6 +155,13 @@ function createOutputs(options: RunOptions, io: RunIo, presentation: Presentatio
   };
 }
 
+/** The session's outcome, or what stopped it: a signal, or stdout failing. */
+function outcomeOf(stopping: CancelReason | undefined, outcome: string): string {
+  if (stopping?.kind === "shutdown") return `signal ${stopping.signal}`;
+  if (stopping?.kind === "output") return `stdout ${stopping.code}`;
+  return outcome;
+}
+
 /**
  * The main command: run cursor-agent under supervision, in print or interactive mode, and
  * return the exit code (R-CLI3). Signals, a closed stdout and crashes all kill the agent's
@@ -138,7 +172,7 @@ export async function runCommand(
   io: RunIo,
   presentation: Presentation = {},
 ): Promise<number> {
-  const prompt = options.print ? await printPrompt(options, io) : options.prompt;
+  const printed = options.print ? await printPrompt(options, io) : undefined;
   const startedAt = performance.now();
   const { formatter, rendersForPeople, stderr } = createOutputs(options, io, presentation);
   const log = openSessionLog({
@@ -149,8 +183,8 @@ export async function runCommand(
       skip: [
         ...SHOWN_BY_SESSION,
         ...(rendersForPeople ? SHOWN_BY_TEXT : []),
-        // The agent's stderr lines are shown as they are, once.
-        ...(options.stderrMode === "none" ? [] : ["agent_stderr"]),
+        // The agent's stderr lines are shown as they are, once, and only per `--stderr`.
+        "agent_stderr",
       ],
     },
     redact: options.redact,
@@ -200,16 +234,13 @@ export async function runCommand(
     : createPromptReader(io.stdin, io.stderr, { history: openPromptHistory() });
   try {
     const result = reader
-      ? await runInteractiveSession(context, reader, prompt)
-      : await runPrintSession(context, prompt!);
+      ? await runInteractiveSession(context, reader, options.prompt)
+      : await runPrintSession(context, printed!);
     // A signal or a closed stdout decides the ending, whatever the interrupted turn was doing.
     const ending = control.ending(result.ending);
     const exitCode = exitCodeOf(ending);
     log.close({
-      outcome:
-        control.stopping?.kind === "shutdown"
-          ? `signal ${control.stopping.signal}`
-          : result.outcome,
+      outcome: outcomeOf(control.stopping, result.outcome),
       flagged: result.flagged,
       exit_code: exitCode,
       turns: result.turns,

@@ -193,7 +193,9 @@ export function parseCommandLine(argv: readonly string[], options: ParseOptions 
   for (; index < argv.length; index += 1) {
     const arg = argv[index]!;
     if (afterDashDash) {
-      if ((!promptStarted || passthroughAfterDashDash) && arg.startsWith("-") && arg !== "-") {
+      // After `--` a word with a space in it is a prompt, never a flag (`-- "-x is wrong"`).
+      const flagLike = arg.startsWith("-") && arg !== "-" && !/\s/.test(arg.split("=", 1)[0]!);
+      if ((!promptStarted || passthroughAfterDashDash) && flagLike) {
         const long = /^--([^=]+)(?:=(.*))?$/s.exec(arg);
         if (long ? agentLong(arg, long[1]!, long[2]) : agentShort(arg)) continue;
       }

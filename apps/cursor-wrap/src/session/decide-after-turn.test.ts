@@ -28,7 +28,7 @@ const RESULTS: Record<string, TurnResult> = {
   },
   "Ctrl+C": { ...BASE, outcome: "cancelled", cancel: { kind: "turn", signal: "SIGINT" } },
   SIGTERM: { ...BASE, outcome: "cancelled", cancel: { kind: "shutdown", signal: "SIGTERM" } },
-  EPIPE: { ...BASE, outcome: "cancelled", cancel: { kind: "epipe" } },
+  EPIPE: { ...BASE, outcome: "cancelled", cancel: { kind: "output", code: "EPIPE" } },
 };
 
 const state = (mode: SessionState["mode"], retries: "none" | "left" | "spent"): SessionState => ({

@@ -76,7 +76,7 @@ export function decideAfterTurn(result: TurnResult, state: SessionState): NextSt
 
 function afterCancel(cancel: CancelReason): NextStep {
   switch (cancel.kind) {
-    case "epipe":
+    case "output":
       return { next: "quit", ending: endingOfCancel(cancel) };
     case "turn":
       return { next: "ask" };

@@ -120,7 +120,7 @@ export function reportTurn(result: TurnResult, step: NextStep, context: ReportCo
         kind: "cancelled",
         sessionId,
         terminal: true,
-        ...(cancel.kind === "epipe" ? {} : { signal: cancel.signal }),
+        ...(cancel.kind === "output" ? {} : { signal: cancel.signal }),
       });
       break;
     }

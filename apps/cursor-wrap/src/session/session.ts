@@ -55,7 +55,7 @@ class Session {
   }
 
   /** Run a turn, report it, and decide what follows. */
-  async turn(prompt: string): Promise<{ result: TurnResult; step: NextStep }> {
+  async turn(prompt: string | Buffer): Promise<{ result: TurnResult; step: NextStep }> {
     const { control, turn: turnContext } = this.context;
     const controller = new AbortController();
     control.turnStarted(controller);
@@ -138,10 +138,10 @@ function outcomeOf(result: TurnResult): string {
 /** `-p`: one prompt, one turn (plus automatic retries after hangs), then exit (R-CLI3, R-CLI4). */
 export async function runPrintSession(
   context: SessionContext,
-  prompt: string,
+  prompt: string | Buffer,
 ): Promise<SessionResult> {
   const session = new Session(context, "print");
-  let next = prompt;
+  let next: string | Buffer = prompt;
   for (;;) {
     const { result, step } = await session.turn(next);
     switch (step.next) {

@@ -26,6 +26,22 @@ describe("createBufferFreer", () => {
     expect(lookups).toBe(1);
   });
 
+  it("collects everything once per largeEveryBytes of large lines", () => {
+    const calls: unknown[] = [];
+    const nudge = createBufferFreer({
+      everyBytes: 100,
+      largeEveryBytes: 100,
+      collect: () => (options) => calls.push(options),
+    });
+    nudge(90, 0);
+    nudge(20, 90); // a young collection does not forget the large lines seen so far
+    expect(calls).toEqual([{ type: "minor" }]);
+    nudge(20, 20);
+    expect(calls).toEqual([{ type: "minor" }, undefined]); // a full collection: no options
+    nudge(100, 0);
+    expect(calls).toEqual([{ type: "minor" }, undefined, { type: "minor" }]);
+  });
+
   it("does nothing when no collector can be had", () => {
     const nudge = createBufferFreer({ everyBytes: 1, collect: () => undefined });
     expect(() => {

@@ -7,6 +7,7 @@ import {
   type DeadlineTimer,
   type Monitor,
   type MonitorOptions,
+  type MonitorWarning,
   type Reason,
 } from "@cursor-wrap/monitor";
 import {
@@ -15,11 +16,16 @@ import {
   type StartOptions,
   start as startProcess,
 } from "@cursor-wrap/supervisor";
-import { type FinalVerdict, VERDICT_RECORDS, writeRecord } from "../log-records.js";
+import {
+  type FinalVerdict,
+  MONITOR_WARNINGS_SHOWN,
+  VERDICT_RECORDS,
+  writeRecord,
+} from "../log-records.js";
 import { redactAgentArgs } from "../options/agent-flags.js";
 import type { StderrMode } from "../options/run-options.js";
 import type { CancelReason } from "../run-control.js";
-import { type DrainableOutput, pumpStdout, relayStderr } from "./agent-output.js";
+import { type DrainableOutput, pumpStdout, relayStderr, type StderrShow } from "./agent-output.js";
 import { createTurnFacts, type TurnFacts } from "./turn-facts.js";
 import type { TurnResult } from "./turn-result.js";
 
@@ -46,7 +52,7 @@ export interface TurnContext {
   /** The wrapper's stdout: watched for backpressure, and its size given to a pty. */
   stdout: NodeJS.WritableStream & DrainableOutput & { columns?: number; rows?: number };
   /** The wrapper's stderr: agent stderr lines are shown here (per `--stderr`). */
-  stderr: { write(text: string): unknown };
+  stderr: StderrShow;
   /** Told about the running agent (and `undefined` when it is gone), for last-resort kills. */
   onAgent?: (agent: AgentProcess | undefined) => void;
   /** Monotonic clock, ms. */
@@ -57,7 +63,8 @@ export interface TurnContext {
 
 /** One turn: a prompt for one agent process. */
 export interface TurnRequest {
-  prompt: string;
+  /** Text, or (a `-p` prompt from stdin) the bytes as they came. */
+  prompt: string | Buffer;
   /** The session to resume. */
   resume: string | undefined;
   /** The session's first turn: the user's own `--resume`/`--continue` apply to it only. */
@@ -83,7 +90,7 @@ async function startAgent(context: TurnContext, request: TurnRequest): Promise<A
     resume: request.resume,
     pty: settings.pty,
     cwd: process.cwd(),
-    prompt_chars: request.prompt.length,
+    prompt_bytes: Buffer.byteLength(request.prompt),
   });
   const agent = await (context.start ?? startProcess)({
     bin: settings.agentBin,
@@ -168,24 +175,56 @@ function watchVerdicts(
   return { timer, verdict: () => verdict };
 }
 
+/**
+ * Records the monitor's warnings, numbered per code: the first few are shown, the rest logged
+ * quietly (an agent that repeats an oddity on every event must not flood the terminal), and
+ * summed up at the end of the turn.
+ */
+function createWarningRecorder(log: SessionLog) {
+  const counts = new Map<string, number>();
+  return {
+    record(warning: MonitorWarning): void {
+      const nth = (counts.get(warning.code) ?? 0) + 1;
+      counts.set(warning.code, nth);
+      writeRecord(log, "monitor_warning", {
+        code: warning.code,
+        call_id: warning.id,
+        summary: warning.message,
+        nth,
+      });
+    },
+    end(): void {
+      const repeated = [...counts].filter(([, count]) => count > MONITOR_WARNINGS_SHOWN);
+      if (repeated.length === 0) return;
+      writeRecord(log, "monitor_warnings_repeated", {
+        counts: Object.fromEntries(repeated),
+        summary: repeated
+          .map(
+            ([code, count]) =>
+              `${code} ${count} times (${count - MONITOR_WARNINGS_SHOWN} not shown)`,
+          )
+          .join(", "),
+      });
+    },
+  };
+}
+
+type WarningRecorder = ReturnType<typeof createWarningRecorder>;
+
 /** Log, forward and observe one line of the agent's stdout. Returns true if a tool call started. */
 function observeEvent(
   context: TurnContext,
   monitor: Monitor,
   facts: ReturnType<typeof createTurnFacts>,
+  warnings: WarningRecorder,
   event: AgentEvent,
+  forward: boolean,
 ): boolean {
   const { log } = context;
-  context.formatter.write(event);
+  if (forward) context.formatter.write(event);
   const signal = toMonitorSignal(event);
   const warning = monitor.observe(signal, event.recvAt.mono);
-  if (warning) {
-    writeRecord(log, "monitor_warning", {
-      code: warning.code,
-      call_id: warning.id,
-      summary: warning.message,
-    });
-  }
+  if (warning) warnings.record(warning);
   if (facts.event(event, signal) && facts.facts.sessionId) {
     log.setSessionId(facts.facts.sessionId);
   }
@@ -254,29 +293,39 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
 
   const monitor = createMonitor({ ...settings.monitor, startedAt, now });
   const facts = createTurnFacts({ resuming: request.resume !== undefined });
+  const warnings = createWarningRecorder(log);
   const killer = createKiller(agent, log);
-  const watch = watchVerdicts(context, monitor, now, killer.kill);
+  const kill = (reason: string): void => {
+    // A dying agent's last output must be read, whatever our reader does, for it to be reaped.
+    stdout.release();
+    killer.kill(reason);
+  };
+  const watch = watchVerdicts(context, monitor, now, kill);
 
   const stdout = pumpStdout({
     source: agent.stdout,
     sink: context.stdout,
     parseCap: settings.parseCap,
-    onEvents(events) {
+    onEvents(events, forward) {
       // The raw records of a chunk are written (one write(2)) before any line is forwarded.
       log.rawAll(events);
       let toolStarted = false;
       for (const event of events) {
-        if (observeEvent(context, monitor, facts, event)) toolStarted = true;
+        if (observeEvent(context, monitor, facts, warnings, event, forward)) toolStarted = true;
       }
       formatter.flush();
       // Ordinary lines only push the deadline a little later: the timer stays where it is
       // and catches up when it fires. A tool call can push it minutes later: sleep until then.
       watch.timer.rearm({ exact: toolStarted });
     },
-    onPause: () => watch.timer.pause(),
+    // Output held up by our reader is not the agent's silence; the budget still runs (R-MON4).
+    onPause() {
+      monitor.pause(now());
+      watch.timer.rearm({ exact: true });
+    },
     onResume() {
-      monitor.observe({ type: "activity", eventType: "stdout-drained" }, now());
-      watch.timer.resume();
+      monitor.resume(now());
+      watch.timer.rearm({ exact: true });
     },
   });
   const stderr = relayStderr({
@@ -295,7 +344,7 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
   if (settings.pty) context.stdout.on("resize", onResize);
   const onAbort = (): void => {
     writeRecord(log, "turn_cancel_requested", { reason: request.signal.reason as CancelReason });
-    killer.kill("cancelled");
+    kill("cancelled");
   };
   if (request.signal.aborted) onAbort();
   else request.signal.addEventListener("abort", onAbort, { once: true });
@@ -310,6 +359,19 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
   context.stdout.off("resize", onResize);
   await killer.done();
   context.onAgent?.(undefined);
+  warnings.end();
+  if (stderr.notShownLines > 0) {
+    writeRecord(log, "agent_stderr_not_shown", {
+      lines: stderr.notShownLines,
+      summary: `${stderr.notShownLines} lines of agent stderr were not shown (the wrapper's stderr was behind); all are in the log`,
+    });
+  }
+  if (stdout.droppedBytes > 0) {
+    writeRecord(log, "output_dropped", {
+      bytes: stdout.droppedBytes,
+      summary: `${stdout.droppedBytes} bytes the killed agent wrote while stdout's reader was behind are in the log only`,
+    });
+  }
   const durationMs = Math.round(now() - startedAt);
   writeRecord(log, "agent_exited", {
     code: exit.code,
