@@ -485,6 +485,36 @@ async function redaction() {
   );
 }
 
+/** Cost of one sample of the agent's process tree (R-MON11): the first, and every later one. */
+async function treeSampleCost() {
+  const { createTreeSampler } = await import("@cursor-wrap/supervisor");
+  // A tree like an agent's: a shell with a few children, among everything else on the machine.
+  const tree = spawn("sh", ["-c", "sleep 60 & sleep 60 & sleep 60 & sleep 60"], {
+    detached: true,
+    stdio: "ignore",
+  });
+  await new Promise((ready) => setTimeout(ready, 200));
+  const processes = readdirSync("/proc").filter((name) => /^\d+$/.test(name)).length;
+  const first = [];
+  const later = [];
+  for (let run = 0; run < 20; run += 1) {
+    const sampler = createTreeSampler(tree.pid);
+    first.push(sampler.sample()?.costMs ?? Number.NaN);
+    for (let index = 0; index < 50; index += 1) later.push(sampler.sample()?.costMs ?? Number.NaN);
+  }
+  process.kill(-tree.pid, "SIGKILL");
+  const l = summary(later);
+  row(
+    "P4",
+    `cost of one sample of the agent's process tree (5 processes, ${processes} on the machine)`,
+    "well under 1 ms",
+    `${ms(l.median)} (p99 ${ms(percentile(later, 99))}; the first of a turn, which reads every process once: ${ms(summary(first).median)})`,
+    `${ms(l.min)}–${ms(l.max)}`,
+    percentile(later, 99) < 1,
+    "createTreeSampler(pid).sample() in-process, 20 samplers × 50 samples (bench/run.mjs, treeSampleCost())",
+  );
+}
+
 // ─── P6 start-up ─────────────────────────────────────────────────────────────────────────────
 function startup() {
   const runs = Math.max(RUNS * 4, 20);
@@ -538,6 +568,7 @@ async function main() {
   await run("P2", latency);
   await run("P3", detection);
   await run("P4", idleCost);
+  await run("P4", treeSampleCost);
   await run("P1", redaction);
   await run("P1", stderrCost);
   await run("P5", memory);

@@ -10,7 +10,13 @@ import {
   wordsOf,
 } from "./options/command-line.js";
 import { type AnyFlag, FLAGS, flagFor, flagHelp, flagSyntax } from "./options/flags.js";
-import { givenOptions, resolveOptions, resolveRunOptions, suggestFlag } from "./options/resolve.js";
+import {
+  givenOptions,
+  MONITOR_KEYS,
+  resolveOptions,
+  resolveRunOptions,
+  suggestFlag,
+} from "./options/resolve.js";
 import type { FlagKey } from "./options/run-options.js";
 import { printError } from "./print-error.js";
 import { UsageError } from "./usage-error.js";
@@ -25,13 +31,7 @@ const OWN_COMMANDS: ReadonlySet<string> = new Set(["logs", "replay", "demo"]);
 
 /** The run flags `logs` and `replay` take too. */
 const LOGS_KEYS = ["logDir"] as const satisfies readonly FlagKey[];
-const REPLAY_KEYS = [
-  "idleTimeoutMs",
-  "toolGraceMs",
-  "toolTimeouts",
-  "exitGraceMs",
-  "maxTurnMs",
-] as const satisfies readonly FlagKey[];
+const REPLAY_KEYS = MONITOR_KEYS;
 const flagsOf = (keys: readonly FlagKey[]): AnyFlag[] => keys.map((key) => flagFor(key) as AnyFlag);
 
 /** The command a command line names, if it is one of cursor-wrap's own. */

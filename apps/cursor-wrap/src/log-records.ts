@@ -29,6 +29,10 @@ export interface RecordFields {
     tool_grace_ms: number;
     tool_timeouts: Record<string, number>;
     exit_grace_ms: number;
+    first_output_ms: number;
+    max_quiet_ms: number;
+    max_drain_ms: number;
+    background_wait_ms: number;
     max_turn_ms: number | undefined;
     kill_grace_ms: number;
     drain_grace_ms: number;
@@ -72,7 +76,27 @@ export interface RecordFields {
   /** At the end of a turn: how many warnings of each code there were past the first few. */
   monitor_warnings_repeated: { counts: Record<string, number>; summary: string };
   result_received: { is_error: boolean; duration_ms: number | undefined; usage: Usage | undefined };
-  stall_warning: { kind: "idle" | "tool"; fires_in_ms: number; summary: string };
+  stall_warning: { kind: "idle" | "tool" | "background"; fires_in_ms: number; summary: string };
+  /** A sample of the agent's process tree the monitor asked for (R-MON11); replay reads it. */
+  liveness_sample: {
+    cpu_ms: number | undefined;
+    io_bytes: number | undefined;
+    processes: number | undefined;
+    pids: number[] | undefined;
+    cost_ms: number | undefined;
+  };
+  /** The quiet agent's processes were working: no verdict. */
+  quiet_but_working: {
+    quiet_ms: number;
+    span_ms: number;
+    cpu_ms: number;
+    io_bytes: number | undefined;
+    summary: string;
+  };
+  /** A shell went on in the background: the agent may wait for it before its result. */
+  background_work_started: { call_id: string; pid: number | undefined; label: string | undefined };
+  /** The agent said background work ended (`undefined`: all of it). */
+  background_work_ended: { id: string | undefined };
   hang_detected: VerdictFields<"hang">;
   linger_detected: VerdictFields<"linger">;
   budget_exceeded: VerdictFields<"budget">;
@@ -126,7 +150,7 @@ export interface RecordSpec<Name extends RecordName = RecordName> {
   /** What `cursor-wrap logs show` does with it; records at warn and above are shown anyway. */
   show?: "turn-start" | "verdict" | "retry" | "turn-end";
   /** What `cursor-wrap replay` does with it: the start or end of a turn, or a decision to list. */
-  replay?: "turn-start" | "turn-exit" | "decided";
+  replay?: "turn-start" | "turn-exit" | "decided" | "liveness";
 }
 
 /** Warnings of one code per turn shown at warn; later ones are logged at debug. */
@@ -156,6 +180,10 @@ export const RECORDS: { readonly [Name in RecordName]: RecordSpec<Name> } = {
   agent_stderr_not_shown: { level: "debug" },
   result_received: { level: "debug" },
   stall_warning: { level: "info", shownBy: "text", replay: "decided" },
+  liveness_sample: { level: "debug", replay: "liveness" },
+  quiet_but_working: { level: "info", shownBy: "text", replay: "decided" },
+  background_work_started: { level: "info", sync: "soon" },
+  background_work_ended: { level: "debug", sync: "soon" },
   hang_detected: { level: "error", shownBy: "text", show: "verdict", replay: "decided" },
   linger_detected: { level: "warn", shownBy: "text", show: "verdict", replay: "decided" },
   budget_exceeded: { level: "error", shownBy: "text", show: "verdict", replay: "decided" },

@@ -21,6 +21,8 @@ const RUNS: Array<{ args: string[]; scenario: string }> = [
   { args: ["-p", "x"], scenario: "abnormal" },
   { args: ["-p", "x"], scenario: "unauthenticated" },
   { args: ["-p", "x", "--output-format", "text"], scenario: "garbage" },
+  { args: ["-p", "x"], scenario: "busy-silent:1500" },
+  { args: ["-p", "x"], scenario: "background-wait:1000" },
 ];
 
 const messagesOf = (file: string): string[] =>
@@ -80,6 +82,10 @@ describe("the session log's vocabulary", () => {
       "agent_failure",
       "abnormal_exit",
       "tool_call_opened",
+      "liveness_sample",
+      "quiet_but_working",
+      "background_work_started",
+      "background_work_ended",
       "tool_call_closed",
       "result_received",
       "turn_end",

@@ -158,6 +158,15 @@ export function resultInfo(event: EventLike): ResultInfo | undefined {
   return info;
 }
 
+/** The id a `system/task_notification` names its background work by, if any. */
+function backgroundIdOf(data: unknown): string | undefined {
+  for (const key of ["call_id", "tool_call_id", "toolCallId", "shell_id", "shellId", "task_id"]) {
+    const id = stringAt(data, key);
+    if (id !== undefined && id !== "") return id;
+  }
+  return undefined;
+}
+
 // Subtypes that end a tool call. Anything else (a future progress event, say) is activity:
 // closing a call that still runs would turn a long, silent tool into a false idle hang.
 const TOOL_END_SUBTYPES: ReadonlySet<string> = new Set([
@@ -183,17 +192,42 @@ export function toMonitorSignal(event: EventLike): MonitorSignal {
   switch (event.type) {
     case "system": {
       const sessionId = sessionIdAt(event.data);
-      return event.subtype === "init" && sessionId !== undefined
-        ? { type: "session", sessionId, eventType }
-        : { type: "activity", eventType };
+      if (event.subtype === "init" && sessionId !== undefined) {
+        return { type: "session", sessionId, eventType };
+      }
+      // Background work reporting in: the CLI stopped its background shells after the reply,
+      // or one task finished.
+      if (event.subtype === "background_shell_timeout") return { type: "backgroundEnd", eventType };
+      if (event.subtype === "task_notification") {
+        const id = backgroundIdOf(event.data);
+        return id === undefined
+          ? { type: "activity", eventType }
+          : { type: "backgroundEnd", id, eventType };
+      }
+      return { type: "activity", eventType };
     }
     case "tool_call": {
       if (event.subtype !== "started") {
-        // Only the call id matters here: skip describing the arguments.
-        const callId = toolCallParts(event)?.callId;
-        return callId !== undefined && TOOL_END_SUBTYPES.has(event.subtype ?? "")
-          ? { type: "toolEnd", id: callId, eventType }
-          : { type: "activity", eventType };
+        const parts = toolCallParts(event);
+        const callId = parts?.callId;
+        if (callId === undefined || !TOOL_END_SUBTYPES.has(event.subtype ?? "")) {
+          return { type: "activity", eventType };
+        }
+        const signal: MonitorSignal = { type: "toolEnd", id: callId, eventType };
+        // A shell past its timeout that the CLI moved to the background lives on.
+        const result = objectAt(parts!.tool, "result");
+        if (result?.isBackground === true) {
+          const payload = objectAt(result, "success") ?? result;
+          const pid = numberAt(payload, "pid") ?? numberAt(result, "pid");
+          const command = stringAt(payload, "command") ?? stringAt(parts!.args, "command");
+          const shellId = stringAt(payload, "shellId") ?? stringAt(result, "shellId");
+          signal.background = {
+            ...(pid !== undefined && Number.isSafeInteger(pid) && pid > 0 ? { pid } : {}),
+            ...(command !== undefined ? { label: command.slice(0, 200) } : {}),
+            ...(shellId !== undefined ? { aliases: [shellId] } : {}),
+          };
+        }
+        return signal;
       }
       const info = toolCallInfo(event);
       if (!info) return { type: "activity", eventType };

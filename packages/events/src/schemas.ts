@@ -385,12 +385,27 @@ export const schemas = {
   ResultSuccess,
   ResultError,
   Error: ErrorEvent,
-  Retry: status("retry", ["starting", "resuming"]),
-  Connection: status("connection", ["reconnecting", "reconnected"]),
-  InteractionQuery: status("interaction_query", ["request", "response"]),
+  // Lifecycle events of CLI 2026.08+ (shapes as published by third parties; no capture here).
+  Retry: status("retry", ["starting", "resuming"]).extend({
+    attempt: z.number().optional(),
+    is_resume: z.boolean().optional(),
+    checkpoint_turn_count: z.number().optional(),
+  }),
+  Connection: status("connection", ["reconnecting", "reconnected"]).extend({
+    attempt: z.number().optional(),
+    endpoint_url: z.string().optional(),
+  }),
+  InteractionQuery: status("interaction_query", ["request", "response"]).extend({
+    query_type: z.string().optional(),
+    query: Anything.optional(),
+    response: Anything.optional(),
+  }),
   SystemTaskNotification: z.looseObject({
     ...event("system"),
     subtype: z.literal("task_notification"),
+    task_id: z.string().optional(),
+    title: z.string().optional(),
+    detail: z.string().optional(),
     session_id: z.string().optional(),
   }),
   SystemBackgroundShellTimeout: z.looseObject({

@@ -15,6 +15,7 @@ import {
 import { formatDuration } from "@cursor-wrap/monitor";
 import { createColors } from "picocolors";
 import { createAssistantText } from "./assistant-text.js";
+import { lifecycleLine } from "./lifecycle-events.js";
 import { createStatusLine } from "./status-line.js";
 import type { Formatter, FormatterOptions, Output, TurnSummary, WrapperDecision } from "./types.js";
 
@@ -180,6 +181,12 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
   };
 
   const renderJson = (event: JsonEvent): void => {
+    const lifecycle = lifecycleLine(event);
+    if (lifecycle !== undefined) {
+      line(paint.dim(safe(lifecycle)), "meta");
+      status.refresh();
+      return;
+    }
     switch (event.type) {
       case "system":
         if (event.subtype === "init") return;

@@ -1,7 +1,13 @@
 export type { DeadlineTimer, DeadlineTimerOptions } from "./deadline-timer.js";
 export { createDeadlineTimer, MAX_TIMER_DELAY_MS } from "./deadline-timer.js";
 export { formatDuration } from "./format-duration.js";
-export { createMonitor, DEFAULT_THRESHOLDS, DEFAULT_TOOL_TIMEOUTS } from "./monitor.js";
+export {
+  createMonitor,
+  DEFAULT_BACKGROUND_WAIT_MS,
+  DEFAULT_LIVENESS,
+  DEFAULT_THRESHOLDS,
+  DEFAULT_TOOL_TIMEOUTS,
+} from "./monitor.js";
 export type {
   SimulateOptions,
   SimulationEntry,
@@ -11,9 +17,15 @@ export type {
 export { simulate } from "./simulate.js";
 export type {
   ActivitySignal,
+  BackgroundDetail,
+  BackgroundEndSignal,
+  BackgroundWork,
   CheckResult,
   DoneSignal,
   ExitSignal,
+  LivenessOptions,
+  LivenessReport,
+  LivenessSignal,
   Monitor,
   MonitorOptions,
   MonitorSignal,

@@ -448,3 +448,216 @@ describe("untrusted tool kinds", () => {
     expect(Number.isFinite(monitor.nextDeadline())).toBe(true);
   });
 });
+
+describe("quiet but working (liveness)", () => {
+  const live = (options: MonitorOptions = {}) =>
+    fixture({ idleTimeoutMs: 60 * S, liveness: {}, ...options });
+  /** The tree used `cpuMs` of CPU and moved `ioBytes` since the previous sample. */
+  const sample = (cpuMs: number, ioBytes = 0): MonitorSignal => ({
+    type: "liveness",
+    cpuMs,
+    ioBytes,
+  });
+
+  it("asks for a baseline halfway, a decision at the deadline, and re-arms while the tree works", () => {
+    const f = live();
+    f.send(0, thinking);
+    expect(f.monitor.nextDeadline()).toBe(30 * S);
+    f.at(30 * S);
+    expect(f.monitor.check().probe).toBe(true);
+    f.send(30 * S, sample(5));
+    expect(f.monitor.check().probe).toBeUndefined();
+    expect(f.monitor.nextDeadline()).toBe(60 * S);
+    f.at(60 * S);
+    const due = f.monitor.check();
+    expect(due).toMatchObject({ verdict: "ok", probe: true });
+    // 4.1 s of CPU in 30 s: working.
+    f.send(60 * S, sample(4_100, 3_200_000));
+    const after = f.monitor.check();
+    expect(after.verdict).toBe("ok");
+    expect(after.working).toMatchObject({ working: true, cpuMs: 4_100, spanMs: 30 * S });
+    expect(after.working?.message).toBe("quiet for 1m, working: 4.1s CPU, 3.2 MB moved in 30.0s");
+    // One timer, at the next decision: a full idle window later, no baseline needed.
+    expect(f.monitor.nextDeadline()).toBe(120 * S);
+    expect(f.monitor.snapshot().quietButWorking?.working).toBe(true);
+  });
+
+  it("fires the idle hang exactly as before when the tree is parked", () => {
+    const f = live();
+    f.send(0, thinking);
+    f.send(30 * S, sample(5));
+    f.at(60 * S);
+    expect(f.monitor.check().probe).toBe(true);
+    f.send(60 * S, sample(30, 40));
+    const { verdict, reason } = f.monitor.check();
+    expect(verdict).toBe("hang");
+    expect(reason.kind).toBe("idle");
+    expect(reason.liveness).toMatchObject({ working: false, cpuMs: 30 });
+    expect(reason.message).toContain(
+      "the agent's processes were idle too (30ms CPU, 40 B moved in 30.0s)",
+    );
+  });
+
+  it("counts bytes moved as work, as when a reply streams in without CPU to speak of", () => {
+    const f = live();
+    f.send(0, thinking);
+    f.send(30 * S, sample(0));
+    f.at(60 * S);
+    f.monitor.check();
+    f.send(60 * S, sample(10, 9_000)); // 300 B/s
+    expect(f.monitor.check().working?.working).toBe(true);
+  });
+
+  it("keeps a 12.6-minute silent generation alive, and ends a spinning agent at --max-quiet", () => {
+    const f = live({ liveness: { maxQuietMs: 30 * 60 * S } });
+    f.send(0, thinking);
+    let now = 0;
+    const step = (): void => {
+      const next = f.monitor.nextDeadline()!;
+      now = next;
+      f.at(now);
+      const check = f.monitor.check();
+      if (check.probe) {
+        f.send(now, sample(3_000, 50_000));
+        f.monitor.check();
+      }
+    };
+    while (now < 12.6 * 60 * S) step();
+    expect(f.monitor.check(now).verdict).toBe("ok");
+    f.send(12.6 * 60 * S, thinking); // the reply arrives
+    // A second silence, busy forever: the cap ends it, 30 min after the last output.
+    for (let guard = 0; guard < 100 && f.monitor.check(now).verdict !== "hang"; guard += 1) step();
+    expect(now).toBe(12.6 * 60 * S + 30 * 60 * S);
+    expect(f.monitor.check(now).reason.message).toContain(
+      "busy but silent past the 30m allowed for quiet work",
+    );
+  });
+
+  it("decides after a second sample when the first came with no baseline in this silence", () => {
+    const f = live({ idleTimeoutMs: 10 * S });
+    f.send(0, thinking);
+    f.at(10 * S); // the baseline moment was missed
+    expect(f.monitor.check().probe).toBe(true);
+    f.send(10 * S, sample(0));
+    expect(f.monitor.check().verdict).toBe("ok");
+    expect(f.monitor.nextDeadline()).toBe(15 * S);
+    f.at(15 * S);
+    expect(f.monitor.check().probe).toBe(true);
+    f.send(15 * S, sample(0));
+    expect(f.monitor.check().verdict).toBe("hang");
+  });
+
+  it("uses the first-output allowance before anything is printed", () => {
+    const f = live({ firstOutputMs: 180 * S, liveness: undefined });
+    expect(f.verdict(179 * S)).toBe("ok");
+    expect(f.verdict(180 * S)).toBe("hang");
+    const g = fixture({ firstOutputMs: 180 * S });
+    g.send(1 * S, thinking);
+    expect(g.verdict(61 * S)).toBe("hang");
+  });
+
+  it("extends the exit grace while the agent drains after its result, up to a cap", () => {
+    const f = live({ exitGraceMs: 10 * S, liveness: { maxDrainMs: 60 * S } });
+    f.send(0, { type: "done" });
+    f.send(8 * S, { type: "activity", eventType: "system/task_notification" });
+    // The exit grace runs from the last event after the result.
+    expect(f.verdict(17 * S)).toBe("ok");
+    f.at(13 * S);
+    expect(f.monitor.check().probe).toBe(true); // baseline halfway
+    f.send(13 * S, sample(2_000));
+    f.at(18 * S);
+    expect(f.monitor.check().probe).toBe(true);
+    f.send(18 * S, sample(2_000)); // still busy
+    expect(f.monitor.check().verdict).toBe("ok");
+    // Busy for ever: linger at the cap, 60 s after the result.
+    let now = 18 * S;
+    for (let guard = 0; guard < 50; guard += 1) {
+      now = f.monitor.nextDeadline()!;
+      f.at(now);
+      const check = f.monitor.check();
+      if (check.verdict === "linger") break;
+      if (check.probe) f.send(now, sample(2_000));
+    }
+    expect(now).toBe(60 * S);
+    expect(f.monitor.check(now).verdict).toBe("linger");
+  });
+
+  it("still calls a process parked after its result a linger, at the exit grace", () => {
+    const f = live({ exitGraceMs: 10 * S });
+    f.send(0, { type: "done" });
+    f.at(5 * S);
+    expect(f.monitor.check().probe).toBe(true);
+    f.send(5 * S, sample(0));
+    f.at(10 * S);
+    expect(f.monitor.check().probe).toBe(true);
+    f.send(10 * S, sample(1));
+    expect(f.monitor.check().verdict).toBe("linger");
+  });
+
+  it("never asks for samples without liveness on", () => {
+    const f = fixture();
+    f.send(0, thinking);
+    f.at(30 * S);
+    expect(f.monitor.check().probe).toBeUndefined();
+    expect(f.verdict(60 * S)).toBe("hang");
+  });
+});
+
+describe("background work", () => {
+  const backgrounded = (id: string, pid?: number): MonitorSignal => ({
+    type: "toolEnd",
+    id,
+    eventType: "tool_call/completed",
+    background: { ...(pid === undefined ? {} : { pid }) },
+  });
+
+  it("is a state with its own budget, not an idle hang, and ends in a clear verdict", () => {
+    const f = fixture({ backgroundWaitMs: 10 * 60 * S, warnFraction: 0.5 });
+    f.send(0, shell("dev"));
+    f.send(1 * S, backgrounded("dev", 4242));
+    expect(f.monitor.snapshot().phase).toBe("background");
+    expect(f.verdict(2 * 60 * S)).toBe("ok");
+    f.at(6 * 60 * S + 1 * S);
+    const soft = f.monitor.check().warning;
+    expect(soft).toMatchObject({ kind: "background" });
+    expect(soft?.message).toContain('"sleep dev" (pid 4242)');
+    f.at(10 * 60 * S + 1 * S);
+    const { verdict, reason } = f.monitor.check();
+    expect(verdict).toBe("hang");
+    expect(reason.kind).toBe("background");
+    expect(reason.background).toEqual([
+      { id: "dev", pid: 4242, label: "sleep dev", elapsedMs: 10 * 60 * S },
+    ]);
+  });
+
+  it("with liveness on, samples the tree halfway and again before the verdict", () => {
+    const f = fixture({ backgroundWaitMs: 10 * 60 * S, idleTimeoutMs: 60 * S, liveness: {} });
+    f.send(0, shell("dev"));
+    f.send(0, backgrounded("dev", 4242));
+    expect(f.monitor.nextDeadline()).toBe(5 * 60 * S);
+    f.at(5 * 60 * S);
+    expect(f.monitor.check().probe).toBe(true);
+    // The dev server is gone: back to the idle rule, measured from the last output.
+    f.send(5 * 60 * S, { type: "liveness", cpuMs: 0, pids: [100] });
+    expect(f.monitor.snapshot().background).toEqual([]);
+    expect(f.monitor.check().verdict).toBe("ok");
+    f.at(10 * 60 * S);
+    const due = f.monitor.check();
+    expect(due.probe).toBe(true);
+    f.send(10 * 60 * S, { type: "liveness", cpuMs: 0 });
+    expect(f.monitor.check().verdict).toBe("hang");
+  });
+
+  it("ends when the agent says so, or when a sample no longer has its process", () => {
+    const f = fixture({ idleTimeoutMs: 60 * S });
+    f.send(0, shell("a"));
+    f.send(1 * S, backgrounded("a", 11));
+    f.send(2 * S, { type: "backgroundEnd", id: "a", eventType: "system/task_notification" });
+    expect(f.verdict(62 * S)).toBe("hang"); // the idle rule again
+    const g = fixture({ idleTimeoutMs: 60 * S });
+    g.send(0, shell("b"));
+    g.send(1 * S, backgrounded("b", 12));
+    g.send(2 * S, { type: "liveness", cpuMs: 0, pids: [1, 2] });
+    expect(g.monitor.snapshot().background).toEqual([]);
+  });
+});

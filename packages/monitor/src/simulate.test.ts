@@ -61,3 +61,39 @@ describe("simulate", () => {
     expect(result.verdict).toBeUndefined();
   });
 });
+
+describe("simulate with liveness", () => {
+  it("answers the monitor's probes with the recorded samples, and says when there are none", () => {
+    const recorded = [
+      at(0, { type: "activity" }),
+      at(30_000, { type: "liveness", cpuMs: 10 }),
+      at(60_000, { type: "liveness", cpuMs: 6_000 }),
+      at(90_500, { type: "liveness", cpuMs: 3_000 }),
+      at(120_000, { type: "liveness", cpuMs: 0 }),
+    ];
+    const result = simulate(recorded, {
+      idleTimeoutMs: 60_000,
+      warnFraction: 0,
+      liveness: {},
+      until: Number.POSITIVE_INFINITY,
+    });
+    expect(result.entries.map((entry) => [entry.type, entry.at])).toEqual([
+      ["working", 60_000],
+      ["verdict", 120_000],
+    ]);
+    expect(result.verdict?.reason.liveness?.working).toBe(false);
+
+    const capture = simulate([at(0, { type: "activity" })], {
+      idleTimeoutMs: 60_000,
+      warnFraction: 0,
+      liveness: {},
+      until: Number.POSITIVE_INFINITY,
+    });
+    expect(capture.entries.map((entry) => entry.type)).toEqual([
+      "unsampled",
+      "unsampled",
+      "verdict",
+    ]);
+    expect(capture.verdict?.at).toBe(60_000);
+  });
+});

@@ -6,8 +6,10 @@ export type MonitorSignal =
   | SessionSignal
   | ToolStartSignal
   | ToolEndSignal
+  | BackgroundEndSignal
   | DoneSignal
   | ActivitySignal
+  | LivenessSignal
   | ExitSignal;
 
 interface SignalBase {
@@ -40,6 +42,42 @@ export interface ToolStartSignal extends SignalBase {
 export interface ToolEndSignal extends SignalBase {
   type: "toolEnd";
   id: string;
+  /**
+   * The call ended by moving its work to the background (a shell past its timeout that the
+   * agent backgrounded): its process lives on, and an agent may wait for it before its result.
+   */
+  background?: BackgroundWork;
+}
+
+/** Work the agent moved to the background. */
+export interface BackgroundWork {
+  /** Its process, when the agent said (then a liveness sample without it means it ended). */
+  pid?: number;
+  /** A short human label (the command). */
+  label?: string;
+  /** Other ids the agent may name it by when it ends (a shell id). */
+  aliases?: readonly string[];
+}
+
+/** Background work ended: one piece by its id, or (no id) all of it. */
+export interface BackgroundEndSignal extends SignalBase {
+  type: "backgroundEnd";
+  id?: string;
+}
+
+/**
+ * A sample of the agent's process tree, taken when the monitor asks for one
+ * ({@link CheckResult.probe}): what the tree did since the previous sample. Not a sign of life
+ * by itself; the monitor compares it with the time it covers (R-MON11).
+ */
+export interface LivenessSignal extends SignalBase {
+  type: "liveness";
+  /** CPU time the tree used since the previous sample, ms. */
+  cpuMs: number;
+  /** Bytes the tree read and wrote since the previous sample (sockets, pipes, files), if known. */
+  ioBytes?: number;
+  /** The tree's processes now; background work whose pid is missing has ended. */
+  pids?: readonly number[];
 }
 
 /** The agent reported its final result; from now on only the process exit is expected. */
@@ -69,8 +107,11 @@ export interface ExitSignal extends SignalBase {
  */
 export type Verdict = "ok" | "waiting" | "hang" | "linger" | "budget";
 
-/** Which threshold a reason is about. `none` for `ok` and `waiting`. */
-export type ReasonKind = "idle" | "tool" | "linger" | "budget" | "none";
+/**
+ * Which threshold a reason is about. `none` for `ok` and `waiting`. `background`: the agent
+ * waited on background work past its budget.
+ */
+export type ReasonKind = "idle" | "tool" | "background" | "linger" | "budget" | "none";
 
 /** One running tool call, as of the time of a check. */
 export interface OpenCallDetail {
@@ -96,7 +137,34 @@ export interface Reason {
   lastEventType?: string;
   sessionId?: string;
   openCalls: OpenCallDetail[];
+  /** Background work the agent was waiting on (kind `background`). */
+  background?: BackgroundDetail[];
+  /** What the last sample of the process tree said (with liveness on). */
+  liveness?: LivenessReport;
   /** One line for people, e.g. `idle 61.0s with no tool running (last event: thinking/delta)`. */
+  message: string;
+}
+
+/** One piece of background work. */
+export interface BackgroundDetail {
+  id: string;
+  pid?: number;
+  label?: string;
+  /** Time since it went to the background, ms. */
+  elapsedMs: number;
+}
+
+/** What a sample of the process tree showed over the time it covers. */
+export interface LivenessReport {
+  /** The tree made progress: CPU time or bytes moved above the thresholds. */
+  working: boolean;
+  /** The time the sample covers (since the previous one), ms. */
+  spanMs: number;
+  cpuMs: number;
+  ioBytes?: number;
+  /** Silence so far, ms. */
+  quietMs: number;
+  /** E.g. `quiet for 2m, working: 4.1s CPU, 3.2 MB moved in 30.0s`. */
   message: string;
 }
 
@@ -109,11 +177,19 @@ export interface CheckResult {
    * is quiet, not yet hung. Callers log it and may show it (R-MON10).
    */
   warning?: SoftWarning;
+  /**
+   * With liveness on: sample the process tree now, feed it with `observe({ type: "liveness",
+   * … })`, and check again. Asked for halfway through a silence (the baseline) and when a
+   * verdict would fire (the decision); never otherwise, so there is no polling.
+   */
+  probe?: boolean;
+  /** The sample just observed showed a quiet agent still working: no verdict, and why. */
+  working?: LivenessReport;
 }
 
 /** A "stalling?" notice emitted before any verdict fires. */
 export interface SoftWarning {
-  kind: "idle" | "tool";
+  kind: "idle" | "tool" | "background";
   /** When the verdict would fire if nothing happens, ms from now. */
   firesInMs: number;
   message: string;
@@ -127,7 +203,15 @@ export interface MonitorWarning {
 }
 
 /** What the agent is doing right now, for "quiet but healthy" versus "stalling" displays. */
-export type Phase = "starting" | "thinking" | "responding" | "tool" | "working" | "done" | "exited";
+export type Phase =
+  | "starting"
+  | "thinking"
+  | "responding"
+  | "tool"
+  | "working"
+  | "background"
+  | "done"
+  | "exited";
 
 /** Result of {@link Monitor.snapshot}. */
 export interface MonitorSnapshot {
@@ -140,6 +224,10 @@ export interface MonitorSnapshot {
   /** Time since the last signal, ms. */
   silentMs: number;
   openCalls: OpenCallDetail[];
+  /** Background work the agent may be waiting on. */
+  background: BackgroundDetail[];
+  /** The last sample of the tree during this silence showed it working. */
+  quietButWorking?: LivenessReport;
   /** Time until the verdict can next change, ms; undefined when it never will. */
   nextDeadlineInMs?: number;
   /** Time until a hang, linger or budget verdict would fire if nothing happens, ms. */
@@ -163,10 +251,36 @@ export interface MonitorOptions {
   toolTimeouts?: Readonly<Record<string, number>>;
   /** Fraction of a threshold at which a soft warning is emitted; 0 disables. Default 0.5. */
   warnFraction?: number;
+  /** Silence before the first signal that counts as a hang (start-up can be slow). Default `idleTimeoutMs`. */
+  firstOutputMs?: number;
+  /**
+   * How long the agent may wait, silent, on background work (a backgrounded shell it must
+   * see finish before its result) before that is a verdict (`hang`, kind `background`)
+   * instead of the idle rule. Default 600000 (10 min).
+   */
+  backgroundWaitMs?: number;
+  /**
+   * Quiet but working (R-MON11): before an idle or tool hang, and before a linger, the monitor
+   * asks for a sample of the agent's process tree ({@link CheckResult.probe}) and calls a tree
+   * that made progress working, not hung. Off when undefined: silence alone decides.
+   */
+  liveness?: LivenessOptions;
   /** Monotonic clock in ms. Default `performance.now()`. */
   now?: () => number;
   /** Monotonic time the turn started (the process was spawned). Default `now()` at creation. */
   startedAt?: number;
+}
+
+/** Options for the quiet-but-working rule. Durations in ms; `Infinity` is no limit. */
+export interface LivenessOptions {
+  /** Silence that is a hang however busy the tree is. Default 1800000 (30 min). */
+  maxQuietMs?: number;
+  /** How long after the result a draining agent may take to exit. Default 300000 (5 min). */
+  maxDrainMs?: number;
+  /** CPU time per time covered that counts as working. Default 0.05 (5% of a core). */
+  minCpuFraction?: number;
+  /** Bytes moved per second that count as working. Default 256. */
+  minIoBytesPerSecond?: number;
 }
 
 /** The hang state machine. Pure: no timers, no I/O. */

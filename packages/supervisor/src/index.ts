@@ -25,5 +25,7 @@ export {
 } from "./start.js";
 export type { ControlStripper } from "./terminal-controls.js";
 export { createControlStripper } from "./terminal-controls.js";
+export type { TreeSample, TreeSampler } from "./tree-sampler.js";
+export { createTreeSampler } from "./tree-sampler.js";
 export type { GuardedAgent, TreeSentinel, TreeSentinelOptions } from "./tree-sentinel.js";
 export { startTreeSentinel } from "./tree-sentinel.js";

@@ -10,6 +10,7 @@ import { type KillStep, killTree, killTreeSync } from "./kill-tree.js";
 import { loadPty } from "./load-pty.js";
 import { AGENT_TOKEN_VARIABLE } from "./process-tree.js";
 import { createControlStripper } from "./terminal-controls.js";
+import { createTreeSampler, type TreeSample, type TreeSampler } from "./tree-sampler.js";
 
 /** How the agent process ended. */
 export interface ExitInfo {
@@ -106,6 +107,12 @@ export interface AgentProcess {
   killSync(): void;
   /** Follow the user's terminal size (pty mode only; no-op otherwise). */
   resize(size: PtySize): void;
+  /**
+   * What the agent's process tree did since the previous sample (CPU time, bytes moved, its
+   * processes), for telling a quiet agent that works from a parked one (R-MON11). The first
+   * sample covers the tree's life so far. Undefined where processes cannot be read.
+   */
+  sampleTree(): TreeSample | undefined;
 }
 
 const DEFAULT_PTY: PtySize = { cols: 80, rows: 24 };
@@ -237,6 +244,7 @@ export async function start(options: StartOptions): Promise<AgentProcess> {
   });
 
   let killing: Promise<KillReport> | undefined;
+  let sampler: TreeSampler | undefined;
   return {
     pid: launched.pid,
     token,
@@ -287,6 +295,10 @@ export async function start(options: StartOptions): Promise<AgentProcess> {
     },
     resize(size) {
       launched.resize(size);
+    },
+    sampleTree() {
+      sampler ??= createTreeSampler(launched.pid, token);
+      return sampler.sample();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createLineFramer, recordedTimeline } from "@cursor-wrap/events";
 import type { Step } from "./scenarios.js";
@@ -75,9 +75,12 @@ async function spawnDescendant(step: Extract<Step, { type: "spawn" }>, io: StepI
     spawn("/bin/sh", ["-c", command], { stdio: "ignore" }).unref();
   } else if (step.mode === "term-spawner") {
     // On SIGTERM it starts another descendant, in a session of its own, then exits.
+    // The new descendant's pid is recorded at once: it may be killed before it could write it.
     const spawnOnTerm = [
       "process.on('SIGTERM', () => {",
-      `  require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(script)}], { detached: true, stdio: 'ignore' }).unref();`,
+      `  const child = require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(script)}], { detached: true, stdio: 'ignore' });`,
+      `  require('node:fs').appendFileSync(${JSON.stringify(io.pidFile)}, child.pid + '\\n');`,
+      "  child.unref();",
       "  setTimeout(() => process.exit(0), 50);",
       "});",
       script,
@@ -130,6 +133,85 @@ async function replay(path: string, speed: number): Promise<void> {
   }
 }
 
+/** Burn CPU for `ms` without printing, yielding now and then so signals are still handled. */
+async function spin(ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const slice = Date.now() + 50;
+    while (Date.now() < slice) {
+      // busy: a model reply being generated, as far as CPU time can tell
+    }
+    await sleep(1);
+  }
+}
+
+/** Read bytes for `ms` without printing and with next to no CPU: 256 KiB every 25 ms. */
+async function readBytes(ms: number): Promise<void> {
+  const buffer = Buffer.alloc(256 * 1024);
+  const fd = openSync("/dev/zero", "r");
+  try {
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      readSync(fd, buffer, 0, buffer.length, null);
+      await sleep(25);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A shell the CLI moved to the background, and the agent waiting for it (see the step). */
+async function background(step: Extract<Step, { type: "background" }>, io: StepIo): Promise<void> {
+  const seconds = Math.max(0, Math.min(step.ms, io.descendantTtlMs)) / 1000;
+  const child = spawn("sleep", [String(seconds)], { detached: true, stdio: "ignore" });
+  const pid = child.pid!;
+  appendFileSync(io.pidFile, `${pid}\n`);
+  const args = {
+    command: step.command,
+    timeout: 30_000,
+    timeoutBehavior: "TIMEOUT_BEHAVIOR_BACKGROUND",
+  };
+  await emit(
+    io,
+    {
+      type: "tool_call",
+      subtype: "started",
+      call_id: step.callId,
+      tool_call: { shellToolCall: { args } },
+    },
+    "\n",
+  );
+  await emit(
+    io,
+    {
+      type: "tool_call",
+      subtype: "completed",
+      call_id: step.callId,
+      tool_call: {
+        shellToolCall: {
+          args,
+          result: {
+            success: { command: step.command, pid, shellId: `shell-${pid}` },
+            isBackground: true,
+          },
+        },
+      },
+    },
+    "\n",
+  );
+  await new Promise((resolve) => child.once("exit", resolve));
+  await emit(
+    io,
+    {
+      type: "system",
+      subtype: "task_notification",
+      task_id: `shell-${pid}`,
+      title: `${step.command} exited`,
+    },
+    "\n",
+  );
+}
+
 /** Run a scenario's steps. Resolves when the last step is done (a `silence` never resolves). */
 export async function runSteps(steps: readonly Step[], io: StepIo): Promise<number> {
   for (const step of steps) {
@@ -166,6 +248,15 @@ export async function runSteps(steps: readonly Step[], io: StepIo): Promise<numb
         break;
       case "replay":
         await replay(step.path, step.speed ?? 1);
+        break;
+      case "spin":
+        await spin(step.ms);
+        break;
+      case "read":
+        await readBytes(step.ms);
+        break;
+      case "background":
+        await background(step, io);
         break;
       default: {
         const unknown: never = step;

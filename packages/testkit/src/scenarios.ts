@@ -32,7 +32,18 @@ export type Step =
   /** Write `bytes` bytes to stderr (`stream: "stderr"`) or one JSON line of about that size to stdout. */
   | { type: "flood"; stream: "stdout" | "stderr"; bytes: number }
   /** Replay a capture file with its recorded timing, `speed` times faster. */
-  | { type: "replay"; path: string; speed?: number };
+  | { type: "replay"; path: string; speed?: number }
+  /** Print nothing for `ms` (Infinity: for ever) while burning CPU, as during a silent generation. */
+  | { type: "spin"; ms: number }
+  /** Print nothing for `ms` while reading bytes (a reply streaming in), with next to no CPU. */
+  | { type: "read"; ms: number }
+  /**
+   * Run `command` as a shell call the CLI moves to the background: a real process of `ms`
+   * (in a process group of its own, carrying the run's token), a `tool_call` started and
+   * completed with `isBackground` and its pid, then silence until the process ends, then a
+   * `system/task_notification` for it.
+   */
+  | { type: "background"; callId: string; command: string; ms: number };
 
 /** What a scenario is built from. */
 export interface ScenarioContext extends EventContext {
@@ -341,6 +352,76 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
   "stderr-flood": (context) => [
     { type: "flood", stream: "stderr", bytes: number(context.param, 10 * 1024 * 1024) },
     ...scenarios.quick!(context),
+  ],
+
+  /** Silent for `param` ms (default 3000) while burning CPU, then a normal end. */
+  "busy-silent": (context) => [
+    ...opening(context),
+    ...thinking(context, 2),
+    { type: "spin", ms: number(context.param, 3_000) },
+    ...closing(context, "Generated a long reply."),
+  ],
+
+  /** Silent for `param` ms (default 3000) while reading bytes, then a normal end. */
+  "reading-silent": (context) => [
+    ...opening(context),
+    ...thinking(context, 2),
+    { type: "read", ms: number(context.param, 3_000) },
+    ...closing(context, "Read the streamed reply."),
+  ],
+
+  /** Silent for ever while burning CPU: only a cap on quiet work (--max-quiet) ends it. */
+  "spin-forever": (context) => [
+    ...opening(context),
+    ...thinking(context, 2),
+    { type: "spin", ms: Number.POSITIVE_INFINITY },
+  ],
+
+  /**
+   * A shell moved to the background that lives `param` ms (default 2000); the agent waits for
+   * it, silent, then ends normally.
+   */
+  "background-wait": (context) => [
+    ...opening(context),
+    {
+      type: "background",
+      callId: `call_${randomUUID().slice(0, 8)}\nfc_bg`,
+      command: "npm run dev",
+      ms: number(context.param, 2_000),
+    },
+    ...closing(context, "The dev server stopped; done."),
+  ],
+
+  /**
+   * The result, then `param` ms (default 2000) of draining before the exit: background tasks
+   * report in every 500 ms and the process keeps busy.
+   */
+  "drain-after-result": (context) => {
+    const drainMs = number(context.param, 2_000);
+    const steps: Step[] = [
+      ...opening(context),
+      ...closing(context, "Done; background tasks finishing."),
+    ];
+    for (let elapsed = 0; elapsed < drainMs; elapsed += 500) {
+      steps.push(
+        { type: "spin", ms: 500 },
+        line({
+          type: "system",
+          subtype: "task_notification",
+          session_id: context.sessionId,
+          task_id: `task-${elapsed}`,
+          title: "background task finished",
+        }),
+      );
+    }
+    return steps;
+  },
+
+  /** The result, then a process that stays parked (the linger bug). */
+  "parked-after-result": (context) => [
+    ...opening(context),
+    ...closing(context, "All done."),
+    { type: "silence" },
   ],
 
   /** Starts descendants of every kind (one ignoring SIGTERM), then hangs in a tool call. */

@@ -2,7 +2,13 @@
 // test writes to, and the test decides when (and how) the process exits.
 
 import { PassThrough } from "node:stream";
-import type { AgentProcess, ExitInfo, KillReport, StartOptions } from "@cursor-wrap/supervisor";
+import type {
+  AgentProcess,
+  ExitInfo,
+  KillReport,
+  StartOptions,
+  TreeSample,
+} from "@cursor-wrap/supervisor";
 
 /** A fake agent and the handles a test drives it with. */
 export interface FakeAgent {
@@ -20,6 +26,8 @@ export interface FakeAgent {
   kills: string[];
   /** `kill()` makes the agent exit at once (like a tree that goes on SIGTERM); false leaves it running. */
   diesOnKill: boolean;
+  /** What the next `sampleTree()` calls report, in order (the last one repeats); none: unavailable. */
+  samples: TreeSample[];
 }
 
 /** Create a fake agent; `start` is what `TurnContext.start` takes. */
@@ -51,6 +59,7 @@ export function fakeAgentProcess(): FakeAgent & {
     whenStarted,
     kills: [],
     diesOnKill: true,
+    samples: [],
     stdout: (text) => stdout.write(text),
     stderr: (text) => stderr.write(text),
     exit(info = { code: 0, signal: null }) {
@@ -61,6 +70,9 @@ export function fakeAgentProcess(): FakeAgent & {
       resolveExit(info);
     },
     process: {
+      sampleTree() {
+        return fake.samples.length > 1 ? fake.samples.shift() : fake.samples[0];
+      },
       pid: 4242,
       token: "fake-token",
       stdout,

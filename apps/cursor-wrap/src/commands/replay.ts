@@ -9,23 +9,25 @@ import {
 import { logEntryEvent, readSessionLog } from "@cursor-wrap/logger";
 import {
   formatDuration,
+  type MonitorSignal,
   type SimulationEntry,
   simulate,
   type TimedSignal,
 } from "@cursor-wrap/monitor";
 import { RECORDS, type RecordFields, type RecordName } from "../log-records.js";
-import { monitorOptions, resolveOptions } from "../options/resolve.js";
-import type { RunOptions } from "../options/run-options.js";
+import {
+  MONITOR_KEYS,
+  type MonitorThresholds,
+  monitorOptions,
+  resolveOptions,
+} from "../options/resolve.js";
 import { parseDuration } from "../options/units.js";
 import { printError } from "../print-error.js";
 import { readableFile } from "../usage-error.js";
 import type { RunIo } from "./run.js";
 
 /** The thresholds `replay` takes (the run command's flags of the same names). */
-export type ReplayThresholds = Pick<
-  RunOptions,
-  "idleTimeoutMs" | "toolGraceMs" | "toolTimeouts" | "exitGraceMs" | "maxTurnMs"
->;
+export type ReplayThresholds = MonitorThresholds;
 
 /** Options of `cursor-wrap replay`. */
 export interface ReplayOptions {
@@ -45,14 +47,6 @@ export interface ReplayOptions {
   thresholds: Partial<ReplayThresholds>;
 }
 
-const THRESHOLD_KEYS = [
-  "idleTimeoutMs",
-  "toolGraceMs",
-  "toolTimeouts",
-  "exitGraceMs",
-  "maxTurnMs",
-] as const satisfies readonly (keyof ReplayThresholds)[];
-
 /** The thresholds a session log's `options` record holds. */
 function recordedThresholds(record: Record<string, unknown>): Partial<ReplayThresholds> {
   const fields = record as Partial<RecordFields["options"]>;
@@ -61,6 +55,17 @@ function recordedThresholds(record: Record<string, unknown>): Partial<ReplayThre
   if (typeof fields.tool_grace_ms === "number") thresholds.toolGraceMs = fields.tool_grace_ms;
   if (typeof fields.exit_grace_ms === "number") thresholds.exitGraceMs = fields.exit_grace_ms;
   if (typeof fields.max_turn_ms === "number") thresholds.maxTurnMs = fields.max_turn_ms;
+  // Logs write `null` for "off" (JSON has no Infinity).
+  const duration = (value: unknown): number | undefined =>
+    typeof value === "number" ? value : value === null ? Number.POSITIVE_INFINITY : undefined;
+  const firstOutput = duration(fields.first_output_ms);
+  if (firstOutput !== undefined) thresholds.firstOutputMs = firstOutput;
+  const maxQuiet = duration(fields.max_quiet_ms);
+  if (maxQuiet !== undefined) thresholds.maxQuietMs = maxQuiet;
+  const maxDrain = duration(fields.max_drain_ms);
+  if (maxDrain !== undefined) thresholds.maxDrainMs = maxDrain;
+  const backgroundWait = duration(fields.background_wait_ms);
+  if (backgroundWait !== undefined) thresholds.backgroundWaitMs = backgroundWait;
   if (fields.tool_timeouts && typeof fields.tool_timeouts === "object") {
     thresholds.toolTimeouts = fields.tool_timeouts;
   }
@@ -80,6 +85,8 @@ interface RecordedTurn {
   hasResult: boolean;
   /** The wrapper killed the agent during the turn (logs only). */
   killed: boolean;
+  /** The log holds samples of the agent's processes (a capture never does). */
+  sampled: boolean;
 }
 
 /** What replay does with a record of the log, by the table. */
@@ -131,6 +138,7 @@ async function captureTurns(path: string): Promise<RecordedTurn[]> {
       recorded: [],
       hasResult: signals.some(({ signal }) => signal.type === "done"),
       killed: false,
+      sampled: false,
     },
   ];
 }
@@ -165,10 +173,21 @@ async function logTurns(path: string): Promise<{
           recorded: [],
           hasResult: false,
           killed: false,
+          sampled: false,
         };
         turns.push(turn);
       } else if (turn && record.stream === "stderr") {
         turn.signals.push({ at, signal: { type: "activity", eventType: "stderr" } });
+      } else if (turn && role === "liveness") {
+        // A recorded sample of the agent's processes: the monitor's answer when it asks again.
+        const cpuMs = typeof record.cpu_ms === "number" ? record.cpu_ms : 0;
+        const signal: MonitorSignal = { type: "liveness", cpuMs };
+        if (typeof record.io_bytes === "number") signal.ioBytes = record.io_bytes;
+        if (Array.isArray(record.pids)) {
+          signal.pids = record.pids.filter((pid): pid is number => typeof pid === "number");
+        }
+        turn.signals.push({ at, signal });
+        turn.sampled = true;
       } else if (turn && role === "turn-exit") {
         turn.signals.push({ at, signal: { type: "exit", eventType: "exit" } });
         turn.endedAt = at;
@@ -201,8 +220,27 @@ function describe(entry: SimulationEntry): string {
       return `notice   ${entry.warning.message}`;
     case "warning":
       return `warning  ${entry.warning.message}`;
+    case "working":
+      return `working  ${entry.report.message}`;
+    case "unsampled":
+      return "sample   none recorded here: the agent's processes are taken as parked";
     case "verdict":
       return `${entry.verdict.toUpperCase().padEnd(8)} ${entry.reason.message}`;
+  }
+}
+
+/** The details of an entry in `--json` output. */
+function entryDetails(entry: SimulationEntry): Record<string, unknown> {
+  switch (entry.type) {
+    case "notice":
+    case "warning":
+      return { message: entry.warning.message };
+    case "working":
+      return { message: entry.report.message, liveness: entry.report };
+    case "unsampled":
+      return { message: "no sample recorded: taken as parked" };
+    case "verdict":
+      return { verdict: entry.verdict, reason: entry.reason };
   }
 }
 
@@ -229,7 +267,7 @@ export async function replayCommand(replay: ReplayOptions, io: RunIo): Promise<n
   const { turns } = recorded;
   // Flags and variables first, then what the log recorded, then the defaults.
   const options = {
-    ...resolveOptions(THRESHOLD_KEYS, { given: new Map(), env: {} }),
+    ...resolveOptions(MONITOR_KEYS, { given: new Map(), env: {} }),
     ...recorded.thresholds,
     ...replay.thresholds,
   };
@@ -255,9 +293,7 @@ export async function replayCommand(replay: ReplayOptions, io: RunIo): Promise<n
       entries: simulation.entries.map((entry) => ({
         at_ms: entry.at - turn.startedAt,
         type: entry.type,
-        ...(entry.type === "verdict"
-          ? { verdict: entry.verdict, reason: entry.reason }
-          : { message: entry.warning.message }),
+        ...entryDetails(entry),
       })),
       verdict: simulation.verdict
         ? { at_ms: simulation.verdict.at - turn.startedAt, verdict: simulation.verdict.verdict }
@@ -267,6 +303,7 @@ export async function replayCommand(replay: ReplayOptions, io: RunIo): Promise<n
         message: item.message,
       })),
       assumed_silence_after_end: assumedSilence,
+      process_samples_recorded: turn.sampled,
     }));
     io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
     return 0;
@@ -289,8 +326,15 @@ export async function replayCommand(replay: ReplayOptions, io: RunIo): Promise<n
         `  the ${log ? "turn" : "capture"} ends without a result; assuming silence after its end (--tail 0 to stop at the end)\n`,
       );
     }
-    for (const entry of simulation.entries)
+    if (!turn.sampled && simulation.entries.some((entry) => entry.type === "unsampled")) {
+      io.stdout.write(
+        `  the ${log ? "log" : "capture"} holds no samples of the agent's processes (${log ? "none were taken" : "raw output carries no CPU data"}): where the quiet-but-working rule wants one, the agent is taken as parked\n`,
+      );
+    }
+    for (const entry of simulation.entries) {
+      if (entry.type === "unsampled" && !turn.sampled) continue;
       io.stdout.write(`  ${offset(entry.at)}${terminalSafe(describe(entry))}\n`);
+    }
     if (!simulation.verdict) io.stdout.write("  no verdict: nothing would have been killed\n");
     for (const item of turn.recorded)
       io.stdout.write(`  recorded ${offset(item.at)}${terminalSafe(item.message)}\n`);

@@ -4,6 +4,8 @@ import { DEFAULT_PARSE_CAP } from "@cursor-wrap/events";
 import type { OutputFormat } from "@cursor-wrap/format";
 import { DEFAULT_RETENTION_MS, LEVELS, type LevelName } from "@cursor-wrap/logger";
 import {
+  DEFAULT_BACKGROUND_WAIT_MS,
+  DEFAULT_LIVENESS,
   DEFAULT_THRESHOLDS,
   DEFAULT_TOOL_TIMEOUTS,
   MAX_TIMER_DELAY_MS,
@@ -102,6 +104,12 @@ function graceDuration(value: string, source: string): number {
 
 const showDurationOrOff = (ms: number): string => (Number.isFinite(ms) ? showDuration(ms) : "off");
 
+/**
+ * Silence before the first output that counts as a hang, ms: since May 2026 headless runs wait
+ * for slow stdio MCP servers to start before printing anything.
+ */
+export const DEFAULT_FIRST_OUTPUT_MS = 180_000;
+
 /** Where session logs go unless `--log-dir` (or its variable) says otherwise. */
 export function defaultLogDir(): string {
   return join(homedir(), ".cursor-wrap", "logs");
@@ -189,6 +197,50 @@ export const FLAGS: readonly AnyFlag[] = [
     description: "Time the agent gets to exit after its result before it is killed (off: never)",
     parse: durationOrOff,
     default: DEFAULT_THRESHOLDS.exitGraceMs,
+    show: showDurationOrOff,
+  }),
+  flag({
+    key: "firstOutputMs",
+    name: "first-output-timeout",
+    group: "detection",
+    placeholder: "<duration>",
+    description:
+      "Silence before the agent's first output that counts as a hang (start-up waits for MCP servers; off: never)",
+    parse: positiveDurationOrOff,
+    default: DEFAULT_FIRST_OUTPUT_MS,
+    show: showDurationOrOff,
+  }),
+  flag({
+    key: "maxQuietMs",
+    name: "max-quiet",
+    group: "detection",
+    placeholder: "<duration>",
+    description:
+      "Silence that is a hang even while the agent's processes visibly work (off: none; 0: silence alone decides)",
+    parse: durationOrOff,
+    default: DEFAULT_LIVENESS.maxQuietMs,
+    show: showDurationOrOff,
+  }),
+  flag({
+    key: "maxDrainMs",
+    name: "max-drain",
+    group: "detection",
+    placeholder: "<duration>",
+    description:
+      "How long after its result an agent that is still visibly busy (draining background work) may take to exit",
+    parse: durationOrOff,
+    default: DEFAULT_LIVENESS.maxDrainMs,
+    show: showDurationOrOff,
+  }),
+  flag({
+    key: "backgroundWaitMs",
+    name: "background-wait",
+    group: "detection",
+    placeholder: "<duration>",
+    description:
+      "How long the agent may wait, silent, on a shell it moved to the background (off: never)",
+    parse: positiveDurationOrOff,
+    default: DEFAULT_BACKGROUND_WAIT_MS,
     show: showDurationOrOff,
   }),
   flag({

@@ -150,18 +150,35 @@ function agentFlagsFromEnv(given: readonly AgentArgument[], env: NodeJS.ProcessE
   return args;
 }
 
+/** The options that set the monitor's thresholds: the run command's, and `replay`'s too. */
+export const MONITOR_KEYS = [
+  "idleTimeoutMs",
+  "toolGraceMs",
+  "toolTimeouts",
+  "exitGraceMs",
+  "maxTurnMs",
+  "firstOutputMs",
+  "maxQuietMs",
+  "maxDrainMs",
+  "backgroundWaitMs",
+] as const satisfies readonly FlagKey[];
+
+/** The monitor's thresholds, as options. */
+export type MonitorThresholds = Pick<RunOptions, (typeof MONITOR_KEYS)[number]>;
+
 /** The monitor's thresholds as the options set them (a live turn and `replay` alike). */
-export function monitorOptions(
-  options: Pick<
-    RunOptions,
-    "idleTimeoutMs" | "toolGraceMs" | "exitGraceMs" | "toolTimeouts" | "maxTurnMs"
-  >,
-): MonitorOptions {
+export function monitorOptions(options: MonitorThresholds): MonitorOptions {
   return {
     idleTimeoutMs: options.idleTimeoutMs,
     toolGraceMs: options.toolGraceMs,
     exitGraceMs: options.exitGraceMs,
     toolTimeouts: options.toolTimeouts,
+    firstOutputMs: options.firstOutputMs,
+    backgroundWaitMs: options.backgroundWaitMs,
+    // Quiet but working (R-MON11): `--max-quiet 0` leaves silence alone to decide.
+    ...(options.maxQuietMs > 0
+      ? { liveness: { maxQuietMs: options.maxQuietMs, maxDrainMs: options.maxDrainMs } }
+      : {}),
     ...(options.maxTurnMs === undefined ? {} : { maxTurnMs: options.maxTurnMs }),
   };
 }

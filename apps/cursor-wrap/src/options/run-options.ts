@@ -18,6 +18,14 @@ export interface RunOptions {
   /** Allowance per tool kind, merged over the monitor's defaults. */
   toolTimeouts: Record<string, number>;
   exitGraceMs: number;
+  /** Silence before the first output that counts as a hang. */
+  firstOutputMs: number;
+  /** Silence that is a hang however busy the agent's processes are; 0: silence alone decides. */
+  maxQuietMs: number;
+  /** How long after its result a draining agent may take to exit. */
+  maxDrainMs: number;
+  /** How long the agent may wait, silent, on background work. */
+  backgroundWaitMs: number;
   maxTurnMs: number | undefined;
   killGraceMs: number;
   drainGraceMs: number;

@@ -137,6 +137,66 @@ describe("runTurn", () => {
     expect(records().some((record) => record.msg === "stall_warning")).toBe(true);
   });
 
+  it("keeps a quiet agent whose processes work, sampling the tree only when a verdict is near", async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { agent, context } = setUp(
+      { monitor: { idleTimeoutMs: 60_000, liveness: { maxQuietMs: 300_000 } } },
+      () => Date.now(),
+    );
+    let samples = 0;
+    const busy = { cpuMs: 6_000, ioBytes: 2_000_000, pids: [4242], costMs: 0.2 };
+    agent.process.sampleTree = () => {
+      samples += 1;
+      return busy;
+    };
+    const turn = runTurn(context, {
+      prompt: "x",
+      resume: undefined,
+      firstTurn: true,
+      signal: new AbortController().signal,
+    });
+    await agent.whenStarted;
+    agent.stdout(line({ type: "system", subtype: "init", session_id: SESSION }));
+    // A 4-minute silent generation: samples at 30 s (baseline), then one per minute.
+    await vi.advanceTimersByTimeAsync(240_000);
+    expect(agent.kills).toEqual([]);
+    expect(samples).toBe(5);
+    expect(vi.getTimerCount()).toBe(1);
+    agent.stdout(line({ type: "result", subtype: "success", result: "done", session_id: SESSION }));
+    agent.exit();
+    const result = await turn;
+    expect(result.outcome).toBe("completed");
+    const working = records().filter((record) => record.msg === "quiet_but_working");
+    expect(working).toHaveLength(4);
+    expect(working[0]).toMatchObject({ cpu_ms: 6_000, io_bytes: 2_000_000 });
+    expect(records().filter((record) => record.msg === "liveness_sample")).toHaveLength(5);
+  });
+
+  it("still kills a quiet agent whose processes are parked, at the idle timeout", async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { agent, context } = setUp({ monitor: { idleTimeoutMs: 60_000, liveness: {} } }, () =>
+      Date.now(),
+    );
+    agent.samples = [{ cpuMs: 3, ioBytes: 0, pids: [4242], costMs: 0.2 }];
+    const turn = runTurn(context, {
+      prompt: "x",
+      resume: undefined,
+      firstTurn: true,
+      signal: new AbortController().signal,
+    });
+    await agent.whenStarted;
+    agent.stdout(line({ type: "system", subtype: "init", session_id: SESSION }));
+    await vi.advanceTimersByTimeAsync(59_999);
+    expect(agent.kills).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(agent.kills).toHaveLength(1);
+    const result = await turn;
+    expect(result).toMatchObject({
+      outcome: "hang",
+      reason: { kind: "idle", liveness: { working: false } },
+    });
+  });
+
   it("waits out a tool call's own declared timeout plus the grace", async () => {
     vi.useFakeTimers({ now: 0 });
     const { agent, context } = setUp({}, () => Date.now());

@@ -7,6 +7,7 @@ import {
   type DeadlineTimer,
   type Monitor,
   type MonitorOptions,
+  type MonitorSignal,
   type MonitorWarning,
   type Reason,
 } from "@cursor-wrap/monitor";
@@ -126,14 +127,39 @@ function createKiller(agent: AgentProcess, log: SessionLog) {
   };
 }
 
+/** Sample the agent's process tree for the monitor, and log the sample (replay reads it back). */
+function sampleLiveness(
+  log: SessionLog,
+  agent: Pick<AgentProcess, "sampleTree">,
+): Extract<MonitorSignal, { type: "liveness" }> {
+  const sample = agent.sampleTree();
+  writeRecord(log, "liveness_sample", {
+    cpu_ms: sample === undefined ? undefined : Math.round(sample.cpuMs),
+    io_bytes: sample?.ioBytes,
+    processes: sample?.pids.length,
+    pids: sample?.pids.slice(0, 50),
+    cost_ms: sample === undefined ? undefined : Math.round(sample.costMs * 1000) / 1000,
+  });
+  // No way to look at the processes (an unusual system): silence alone decides, as before.
+  if (!sample) return { type: "liveness", cpuMs: 0 };
+  return {
+    type: "liveness",
+    cpuMs: sample.cpuMs,
+    pids: sample.pids,
+    ...(sample.ioBytes === undefined ? {} : { ioBytes: sample.ioBytes }),
+  };
+}
+
 /**
- * Watch the monitor with one timer at its next deadline: log and show soft warnings, and on
- * a verdict record it and kill the agent.
+ * Watch the monitor with one timer at its next deadline: sample the process tree when the
+ * monitor asks, log and show soft warnings and quiet work, and on a verdict record it and
+ * kill the agent.
  */
 function watchVerdicts(
   context: TurnContext,
   monitor: Monitor,
   now: () => number,
+  agent: Pick<AgentProcess, "sampleTree">,
   kill: (reason: string) => void,
 ): { timer: DeadlineTimer; verdict(): { verdict: FinalVerdict; reason: Reason } | undefined } {
   const { log, formatter } = context;
@@ -142,7 +168,26 @@ function watchVerdicts(
     nextDeadline: () => monitor.nextDeadline(),
     now,
     onDeadline(at) {
-      const check = monitor.check(at);
+      const first = monitor.check(at);
+      let check = first;
+      if (first.probe) {
+        // The monitor wants to know whether the quiet agent is working (R-MON11): one sample
+        // of its process tree, now, and the same question again.
+        monitor.observe(sampleLiveness(log, agent), at);
+        check = monitor.check(at);
+        // A soft warning is given once: keep the one the first look found.
+        if (first.warning && !check.warning) check = { ...check, warning: first.warning };
+      }
+      if (check.working) {
+        writeRecord(log, "quiet_but_working", {
+          quiet_ms: check.working.quietMs,
+          span_ms: check.working.spanMs,
+          cpu_ms: check.working.cpuMs,
+          io_bytes: check.working.ioBytes,
+          summary: check.working.message,
+        });
+        formatter.notice(check.working.message);
+      }
       if (check.warning) {
         writeRecord(log, "stall_warning", {
           kind: check.warning.kind,
@@ -240,6 +285,16 @@ function observeEvent(
       return true;
     case "toolEnd":
       writeRecord(log, "tool_call_closed", { call_id: signal.id });
+      if (signal.background) {
+        writeRecord(log, "background_work_started", {
+          call_id: signal.id,
+          pid: signal.background.pid,
+          label: signal.background.label,
+        });
+      }
+      break;
+    case "backgroundEnd":
+      writeRecord(log, "background_work_ended", { id: signal.id });
       break;
     case "done":
       writeRecord(log, "result_received", {
@@ -300,7 +355,7 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
     stdout.release();
     killer.kill(reason);
   };
-  const watch = watchVerdicts(context, monitor, now, kill);
+  const watch = watchVerdicts(context, monitor, now, agent, kill);
 
   const stdout = pumpStdout({
     source: agent.stdout,
