@@ -16,6 +16,7 @@ import {
 import { cpus, release, tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { fakeAgentBin } from "@cursor-wrap/testkit";
+import { openServer } from "./lib/mcp-driver.mjs";
 import {
   CLOCK_TICKS,
   contextSwitches,
@@ -515,6 +516,89 @@ async function treeSampleCost() {
   );
 }
 
+// ─── P7 MCP proxy ────────────────────────────────────────────────────────────────────────────
+async function mcpProxy() {
+  const { fakeMcpServerBin } = await import("@cursor-wrap/testkit");
+  const server = [fakeMcpServerBin];
+  const proxiedArgs = [
+    CLI,
+    "mcp",
+    "proxy",
+    "--server-id",
+    "bench",
+    "--log-dir",
+    logDir("p7"),
+    "--",
+    process.execPath,
+    ...server,
+  ];
+  const startDirect = [];
+  const startProxied = [];
+  const direct = [];
+  const proxied = [];
+  const rateDirect = [];
+  const rateProxied = [];
+  const peaks = [];
+  const peaksSteady = [];
+  const count = 50_000;
+  for (let run = 0; run < Math.max(RUNS, 3); run += 1) {
+    const d = await openServer(process.execPath, server);
+    startDirect.push(d.startupMs);
+    direct.push(...(await d.roundTrips(2_000)).slice(100));
+    rateDirect.push(((count * 2) / (await d.pipelined(count)).elapsed) * 1000);
+    await d.close();
+    const p = await openServer(process.execPath, proxiedArgs);
+    startProxied.push(p.startupMs);
+    proxied.push(...(await p.roundTrips(2_000)).slice(100));
+    // A busy but ordinary load: round trips, then a thousand requests in flight.
+    peaksSteady.push((await p.pipelined(1_000, p.child.pid)).peak);
+    const through = await p.pipelined(count, p.child.pid);
+    rateProxied.push(((count * 2) / through.elapsed) * 1000);
+    peaks.push(through.peak);
+    await p.close();
+  }
+  const added = (q) => (percentile(proxied, q) - percentile(direct, q)) / 1000;
+  row(
+    "P7",
+    "MCP proxy: added latency per round trip (request and response: two messages through the proxy)",
+    "p99 < 1 ms per message",
+    `p50 +${added(50).toFixed(3)} ms, p99 +${added(99).toFixed(3)} ms (direct p99 ${(percentile(direct, 99) / 1000).toFixed(3)} ms, proxied p99 ${(percentile(proxied, 99) / 1000).toFixed(3)} ms)`,
+    `${proxied.length} round trips each; proxied max ${(Math.max(...proxied) / 1000).toFixed(2)} ms`,
+    added(99) / 2 < 1,
+    "ping after ping to the fake MCP server, directly and through cursor-wrap mcp proxy (bench/lib/mcp-driver.mjs)",
+  );
+  const r = summary(rateProxied);
+  row(
+    "P7",
+    "MCP proxy: messages/s through one proxy (50,000 pings written at once, and their answers)",
+    "> 50k messages/s",
+    `${(r.median / 1000).toFixed(0)}k messages/s (directly: ${(summary(rateDirect).median / 1000).toFixed(0)}k)`,
+    `${(r.min / 1000).toFixed(0)}k–${(r.max / 1000).toFixed(0)}k`,
+    r.median > 50_000,
+    "the same, pipelined; every message logged",
+  );
+  const steady = summary(peaksSteady);
+  row(
+    "P7",
+    "MCP proxy: peak RSS after 2,000 round trips and 1,000 requests in flight",
+    "< 60 MB",
+    mib(steady.median),
+    `${mib(steady.min)}–${mib(steady.max)}; with 50,000 requests in flight at once: ${mib(summary(peaks).median)}`,
+    steady.max < 60e6,
+    "VmHWM of the proxy process (cursor-wrap mcp proxy, logging every message), sampled every 10 ms",
+  );
+  const overhead = summary(startProxied).median - summary(startDirect).median;
+  row(
+    "P7",
+    "MCP proxy: start-up overhead (spawn → initialize answered)",
+    "< 150 ms",
+    `+${ms(overhead)} (${ms(summary(startProxied).median)} vs ${ms(summary(startDirect).median)})`,
+    `proxied ${ms(summary(startProxied).min)}–${ms(summary(startProxied).max)}`,
+    overhead < 150,
+    "initialize through cursor-wrap mcp proxy vs to the fake MCP server directly",
+  );
+}
+
 // ─── P6 start-up ─────────────────────────────────────────────────────────────────────────────
 function startup() {
   const runs = Math.max(RUNS * 4, 20);
@@ -574,6 +658,7 @@ async function main() {
   await run("P5", memory);
   await run("P5", memoryHeavy);
   await run("P6", startup);
+  await run("P7", mcpProxy);
   const fsType = (() => {
     try {
       return readFileSync("/proc/mounts", "utf8")

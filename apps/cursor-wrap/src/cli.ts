@@ -142,6 +142,59 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
 
   cli
     .command(
+      "mcp <action>",
+      "MCP watchdog: `mcp proxy -- <server command>` answers a hung MCP call with an error; `mcp wrap|unwrap|status` rewrite Cursor's mcp.json to use it",
+    )
+    .option(
+      "--server-id <name>",
+      "proxy: the server's name in errors and logs (default: its command)",
+    )
+    .option(
+      "--request-timeout <duration>",
+      "proxy: time a request has to be answered (default 5m; off: none)",
+    )
+    .option("--tool-timeout <tool=duration,...>", "proxy: per tool (tools/call by name)")
+    .option("--init-timeout <duration>", "proxy: time initialize has to be answered (default 60s)")
+    .option("--max-line <size>", "proxy: longer lines pass through unparsed (default 64MiB)")
+    .option("--log-dir <dir>", "proxy: where its log goes (default: cursor-wrap's log directory)")
+    .option("--original-without-args", "proxy: written by wrap (the original entry had no args)")
+    .option("--config <file>", "wrap/unwrap/status: this mcp.json")
+    .option("--global", "wrap/unwrap/status: ~/.cursor/mcp.json")
+    .option(
+      "--project <dir>",
+      "wrap/unwrap/status: <dir>/.cursor/mcp.json (default: the current directory's, else the global one)",
+    )
+    .option("--dry-run", "wrap/unwrap: print the change as a diff and write nothing")
+    .example("cursor-wrap mcp wrap --global --tool-timeout search=2m")
+    .example(
+      "cursor-wrap mcp proxy --server-id everything -- npx -y @modelcontextprotocol/server-everything",
+    )
+    .action(async (action: string, parsed: Record<string, unknown>) => {
+      const dashDash = argv.indexOf("--");
+      const value = (name: string): string | undefined => rawValue(argv, name);
+      const { mcpCommand } = await import("./commands/mcp.js");
+      return mcpCommand(
+        {
+          action,
+          server: dashDash === -1 ? [] : argv.slice(dashDash + 1),
+          serverId: value("server-id"),
+          requestTimeout: value("request-timeout"),
+          toolTimeout: value("tool-timeout"),
+          initTimeout: value("init-timeout"),
+          maxLine: value("max-line"),
+          logDir: value("log-dir"),
+          config: value("config"),
+          global: parsed.global === true,
+          project: value("project"),
+          dryRun: parsed.dryRun === true,
+        },
+        io,
+        env,
+      );
+    });
+
+  cli
+    .command(
       "demo",
       "Show cursor-wrap at work on the bundled fake agent: a normal turn and three hangs",
     )

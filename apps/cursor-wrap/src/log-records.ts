@@ -56,7 +56,8 @@ export interface RecordFields {
     cwd: string;
     prompt_bytes: number;
   };
-  agent_started: { pid: number };
+  /** `token`: the run's token every process of it carries (MCP proxies record it too). */
+  agent_started: { pid: number; token: string };
   /** The agent updated itself between two turns of the session. */
   agent_version_changed: { from: string; to: string };
   tool_call_opened: {

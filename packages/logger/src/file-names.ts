@@ -3,34 +3,44 @@ import { basename } from "node:path";
 /** Markers in a log file's name: `flagged` (hang, linger, budget, error), `incomplete` (writes failed). */
 export type LogTag = "flagged" | "incomplete";
 
+/** What a log records: a cursor-wrap session, or one MCP proxy (`cursor-wrap mcp proxy`). */
+export type LogKind = "session" | "mcp";
+
 /** What a log file's name says. */
 export interface LogFileName {
+  /** Default `session`. */
+  kind?: LogKind;
   /** Start of the wrapper invocation, epoch ms. */
   startedAt: number;
-  /** Session id, or `unknown` until the agent announced one. */
+  /** Session id, or `unknown` until the agent announced one; for an MCP log, the server's id. */
   sessionId: string;
   tags: LogTag[];
 }
 
 const PATTERN =
-  /^cursor-wrap-(\d{4})-(\d{2})-(\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z-(.+?)((?:\.flagged|\.incomplete)*)\.jsonl$/;
+  /^cursor-wrap-(?:(mcp)-)?(\d{4})-(\d{2})-(\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z-(.+?)((?:\.flagged|\.incomplete)*)\.jsonl$/;
 
-/** `cursor-wrap-<start>-<session>[.flagged][.incomplete].jsonl`, start as `2026-11-22T12-05-01-123Z`. */
+/**
+ * `cursor-wrap-<start>-<session>[.flagged][.incomplete].jsonl` (an MCP proxy's log:
+ * `cursor-wrap-mcp-<start>-<server>…`), start as `2026-11-22T12-05-01-123Z`.
+ */
 export function logFileName(name: LogFileName): string {
   const start = new Date(name.startedAt).toISOString().replace(/:/g, "-").replace(".", "-");
   const tags = [...new Set(name.tags)]
     .sort()
     .map((tag) => `.${tag}`)
     .join("");
-  return `cursor-wrap-${start}-${name.sessionId}${tags}.jsonl`;
+  const kind = name.kind === "mcp" ? "mcp-" : "";
+  return `cursor-wrap-${kind}${start}-${name.sessionId}${tags}.jsonl`;
 }
 
 /** Parse a log file name (or path); undefined for files that are not cursor-wrap logs. */
 export function parseLogFileName(path: string): LogFileName | undefined {
   const match = PATTERN.exec(basename(path));
   if (!match) return undefined;
-  const [, year, month, day, hour, minute, second, millisecond, sessionId, tags] = match;
+  const [, kind, year, month, day, hour, minute, second, millisecond, sessionId, tags] = match;
   return {
+    kind: kind === "mcp" ? "mcp" : "session",
     startedAt: Date.UTC(
       Number(year),
       Number(month) - 1,

@@ -1,13 +1,13 @@
 export type { ConsoleSinkOptions, ConsoleStream, LevelName } from "./console-sink.js";
 export { LEVELS, renderConsoleLine } from "./console-sink.js";
 export { LogDirError } from "./errors.js";
-export type { LogFileName, LogTag } from "./file-names.js";
+export type { LogFileName, LogKind, LogTag } from "./file-names.js";
 export { logFileName, parseLogFileName } from "./file-names.js";
 export { ensurePrivateDirectory } from "./private-directory.js";
 export type { LogEntry } from "./raw-record.js";
 export { logEntryEvent } from "./raw-record.js";
-export type { SessionSummary } from "./read-logs.js";
-export { listSessions, readSessionLog } from "./read-logs.js";
+export type { McpLogSummary, SessionSummary } from "./read-logs.js";
+export { listMcpLogs, listSessions, readSessionLog } from "./read-logs.js";
 export type { LineRedactor } from "./redact.js";
 export { createLineRedactor, redact, redactJsonValue } from "./redact.js";
 export type { PruneOptions } from "./retention.js";

@@ -69,7 +69,7 @@ export function listSessions(dir: string): SessionSummary[] {
   const sessions: SessionSummary[] = [];
   for (const name of names) {
     const parsed = parseLogFileName(name);
-    if (!parsed) continue;
+    if (!parsed || parsed.kind === "mcp") continue;
     const path = join(dir, name);
     const summary: SessionSummary = {
       path,
@@ -105,4 +105,55 @@ export function listSessions(dir: string): SessionSummary[] {
     sessions.push(summary);
   }
   return sessions.sort((a, b) => b.startedAt - a.startedAt);
+}
+
+/** One MCP proxy's log. */
+export interface McpLogSummary {
+  path: string;
+  startedAt: number;
+  /** The server id it was started with. */
+  serverId: string;
+  /** The token of the cursor-wrap run it ran under (from its first record), if any. */
+  agentToken?: string;
+}
+
+/** The MCP proxies' logs in `dir`, oldest first, with the run each belongs to. */
+export function listMcpLogs(dir: string): McpLogSummary[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const logs: McpLogSummary[] = [];
+  for (const name of names) {
+    const parsed = parseLogFileName(name);
+    if (parsed?.kind !== "mcp") continue;
+    const path = join(dir, name);
+    const summary: McpLogSummary = {
+      path,
+      startedAt: parsed.startedAt,
+      serverId: parsed.sessionId,
+    };
+    try {
+      const fd = openSync(path, "r");
+      try {
+        const buffer = Buffer.alloc(8_192);
+        const read = readSync(fd, buffer, 0, buffer.length, 0);
+        for (const line of buffer.subarray(0, read).toString("utf8").split("\n").slice(0, 3)) {
+          const record = JSON.parse(line) as { agent_token?: unknown };
+          if (typeof record.agent_token === "string") {
+            summary.agentToken = record.agent_token;
+            break;
+          }
+        }
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      // unreadable or cut short: listed without its run
+    }
+    logs.push(summary);
+  }
+  return logs.sort((a, b) => a.startedAt - b.startedAt);
 }

@@ -10,7 +10,7 @@ import { realCaptures } from "@cursor-wrap/testkit";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LogDirError } from "./errors.js";
 import { parseLogFileName } from "./file-names.js";
-import { readSessionLog } from "./read-logs.js";
+import { listMcpLogs, listSessions, readSessionLog } from "./read-logs.js";
 import { openSessionLog, type SessionLogOptions } from "./session-log.js";
 
 vi.mock("node:fs", async (importOriginal) => {
@@ -72,10 +72,23 @@ describe("openSessionLog", () => {
       "cursor-wrap-2026-11-22T12-05-01-123Z-d43015b9-0707-43f4-b2df-0bcea7891654.jsonl",
     ]);
     expect(parseLogFileName(log.path)).toEqual({
+      kind: "session",
       startedAt: T0,
       sessionId: "d43015b9-0707-43f4-b2df-0bcea7891654",
       tags: [],
     });
+  });
+
+  it("keeps an MCP proxy's log apart: its own name, left out of the sessions, found with its run", () => {
+    const log = open({ kind: "mcp", name: "git hub" });
+    log.decision("mcp_proxy_start", { agent_token: "tok-1", server_id: "git hub" }, "info");
+    log.close({ outcome: "completed", flagged: false, exit_code: 0 });
+    expect(log.path).toBe(join(dir, "cursor-wrap-mcp-2026-11-22T12-05-01-123Z-git_hub.jsonl"));
+    expect(listSessions(dir)).toEqual([]);
+    expect(listMcpLogs(dir)).toEqual([
+      { path: log.path, startedAt: T0, serverId: "git_hub", agentToken: "tok-1" },
+    ]);
+    expect(parseLogFileName(log.path)?.kind).toBe("mcp");
   });
 
   it("never lets two instances of one session started in the same millisecond share a file", () => {

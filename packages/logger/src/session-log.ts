@@ -11,7 +11,7 @@ import {
 } from "./console-sink.js";
 import { createDurableFile } from "./durable-file.js";
 import { LogDirError } from "./errors.js";
-import { type LogTag, logFileName } from "./file-names.js";
+import { type LogKind, type LogTag, logFileName } from "./file-names.js";
 import { ensurePrivateDirectory } from "./private-directory.js";
 import { createRawRecordEncoder, createStderrRecordEncoder } from "./raw-record.js";
 import { redact } from "./redact.js";
@@ -31,6 +31,13 @@ export interface SessionLogOptions {
   fsync?: boolean;
   /** Wall clock for records, epoch ms. Default `Date.now`. */
   now?: () => number;
+  /**
+   * What the log records: a cursor-wrap session (default), or an MCP proxy, whose file is
+   * `cursor-wrap-mcp-<start>-<name>.jsonl` and which `listSessions` leaves out.
+   */
+  kind?: LogKind;
+  /** The name part of the file until `setSessionId` (default `unknown`); an MCP log's server id. */
+  name?: string;
 }
 
 /**
@@ -119,13 +126,14 @@ function ensureDirectory(dir: string): { writableByOthers: boolean } {
   }
 }
 
-function createFile(dir: string, startedAt: number): { fd: number; path: string; name: string } {
-  for (const name of [
-    "unknown",
-    `unknown-${process.pid}`,
-    `unknown-${process.pid}-${Date.now()}`,
-  ]) {
-    const path = join(dir, logFileName({ startedAt, sessionId: name, tags: [] }));
+function createFile(
+  dir: string,
+  startedAt: number,
+  kind: LogKind,
+  base: string,
+): { fd: number; path: string; name: string } {
+  for (const name of [base, `${base}-${process.pid}`, `${base}-${process.pid}-${Date.now()}`]) {
+    const path = join(dir, logFileName({ kind, startedAt, sessionId: name, tags: [] }));
     try {
       return { fd: openSync(path, "ax", 0o600), path, name };
     } catch (error) {
@@ -161,7 +169,13 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
           now: now(),
         });
   const startedAt = now();
-  const created = createFile(options.dir, startedAt);
+  const kind = options.kind ?? "session";
+  const created = createFile(
+    options.dir,
+    startedAt,
+    kind,
+    (options.name ?? "unknown").replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 128) || "unknown",
+  );
   let sessionPart = created.name;
   let sessionId: string | undefined;
   let closed = false;
@@ -274,7 +288,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
       for (const part of [safe, `${safe}-${process.pid}`]) {
         const next = join(
           dirname(file.path),
-          logFileName({ startedAt, sessionId: part, tags: [] }),
+          logFileName({ kind, startedAt, sessionId: part, tags: [] }),
         );
         if (file.rename(next)) {
           sessionPart = part;
@@ -301,7 +315,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
       if (tags.length === 0) return;
       // The flag only helps `logs --flagged`; if the rename fails the log itself is complete.
       file.rename(
-        join(dirname(file.path), logFileName({ startedAt, sessionId: sessionPart, tags })),
+        join(dirname(file.path), logFileName({ kind, startedAt, sessionId: sessionPart, tags })),
       );
     },
   };

@@ -11,6 +11,15 @@ export const fakeAgentBin: string = join(
   "fake-cursor-agent.js",
 );
 
+/**
+ * Absolute path of the `fake-mcp-server` executable: an MCP server on stdio whose tools hang,
+ * crash, answer late, flood or smuggle a message, on purpose (options in its source).
+ */
+export const fakeMcpServerBin: string = join(
+  basename(here) === "src" ? join(here, "..", "dist") : here,
+  "fake-mcp-server.js",
+);
+
 /** How the fake agent should behave; turned into environment variables by {@link fakeAgentEnv}. */
 export interface FakeAgentOptions {
   /**

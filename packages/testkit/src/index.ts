@@ -3,6 +3,13 @@ export { agentEvents } from "./agent-events.js";
 export type { Capture } from "./captures.js";
 export { realCapture, realCaptures, realCapturesDir } from "./captures.js";
 export type { FakeAgentOptions, Invocation } from "./fake-agent.js";
-export { fakeAgentBin, fakeAgentEnv, isAlive, readInvocations, readPids } from "./fake-agent.js";
+export {
+  fakeAgentBin,
+  fakeAgentEnv,
+  fakeMcpServerBin,
+  isAlive,
+  readInvocations,
+  readPids,
+} from "./fake-agent.js";
 export type { ScenarioContext, Step } from "./scenarios.js";
 export { scenarios } from "./scenarios.js";

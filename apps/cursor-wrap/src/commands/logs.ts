@@ -12,6 +12,7 @@ import {
 import { formatDuration, type Reason } from "@cursor-wrap/monitor";
 import { RECORDS, type RecordFields, type RecordName, verdictOf } from "../log-records.js";
 import { readableFile, UsageError } from "../usage-error.js";
+import { mcpTimeline, mcpTimelineLine } from "./mcp-timeline.js";
 import type { RunIo } from "./run.js";
 
 /** Options of `cursor-wrap logs` and `cursor-wrap logs show`. */
@@ -90,7 +91,29 @@ async function showLog(path: string, io: RunIo): Promise<void> {
   });
   let sessionId: string | undefined;
   let turn = 0;
+  // The MCP proxies that ran under this session, interleaved by time.
+  const mcp = await mcpTimeline(path);
+  let shownMcp = 0;
+  const showMcpUntil = (time: number): void => {
+    while (shownMcp < mcp.length && mcp[shownMcp]!.time <= time) {
+      const line = mcpTimelineLine(mcp[shownMcp]!);
+      shownMcp += 1;
+      if (line === undefined) continue;
+      formatter.flush();
+      formatter.interrupt();
+      io.stdout.write(`${line}\n`);
+    }
+  };
   for await (const entry of readSessionLog(path)) {
+    if (mcp.length > shownMcp) {
+      const time =
+        entry.kind === "raw" || entry.kind === "text" || entry.kind === "oversize"
+          ? entry.recvTs
+          : entry.kind === "record"
+            ? Number(entry.record.time)
+            : Number.NaN;
+      if (Number.isFinite(time)) showMcpUntil(time);
+    }
     switch (entry.kind) {
       case "raw":
       case "text": {
@@ -164,6 +187,7 @@ async function showLog(path: string, io: RunIo): Promise<void> {
       }
     }
   }
+  showMcpUntil(Number.POSITIVE_INFINITY);
   formatter.close();
 }
 

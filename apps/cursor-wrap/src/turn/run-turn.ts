@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import { type AgentEvent, toMonitorSignal } from "@cursor-wrap/events";
 import type { Formatter } from "@cursor-wrap/format";
 import type { SessionLog } from "@cursor-wrap/logger";
@@ -101,8 +102,11 @@ async function startAgent(context: TurnContext, request: TurnRequest): Promise<A
     killGraceMs: settings.killGraceMs,
     drainGraceMs: settings.drainGraceMs,
     logger: log,
+    // MCP proxies the agent starts (`cursor-wrap mcp proxy`) log beside this session.
+    env: { ...process.env, CURSOR_WRAP_LOG_DIR: dirname(log.path) },
   });
-  writeRecord(log, "agent_started", { pid: agent.pid });
+  // The run's token: MCP proxies under this agent record it, which ties their logs to this one.
+  writeRecord(log, "agent_started", { pid: agent.pid, token: agent.token });
   return agent;
 }
 

@@ -1,0 +1,336 @@
+// The MCP watchdog against software nobody here wrote: the official TypeScript SDK's client over
+// its stdio transport, and the reference server `@modelcontextprotocol/server-everything`.
+// Everything that works directly works through `cursor-wrap mcp proxy`; a hung call becomes an
+// error the client recovers from.
+
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fakeMcpServerBin, isAlive } from "@cursor-wrap/testkit";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  CreateMessageRequestSchema,
+  ListRootsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { CLI, logFiles, run } from "./harness.js";
+
+const require = createRequire(import.meta.url);
+const EVERYTHING = join(
+  require.resolve("@modelcontextprotocol/server-everything/package.json"),
+  "..",
+  "dist",
+  "index.js",
+);
+
+const clients: Client[] = [];
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.close().catch(() => {});
+});
+
+/** An SDK client on `command`, with sampling and roots, as Cursor's agent would connect. */
+async function connect(command: string, args: string[], env: Record<string, string> = {}) {
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    stderr: "pipe",
+    env: { ...(process.env as Record<string, string>), ...env },
+  });
+  const errors: Error[] = [];
+  const client = new Client(
+    { name: "cursor-wrap-test", version: "1.0.0" },
+    { capabilities: { sampling: {}, roots: { listChanged: true } } },
+  );
+  client.onerror = (error) => errors.push(error);
+  client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
+    model: "test-model",
+    role: "assistant",
+    content: {
+      type: "text",
+      text: `sampled: ${JSON.stringify(request.params.messages.at(-1)?.content)}`,
+    },
+  }));
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({
+    roots: [{ uri: "file:///work/project", name: "project" }],
+  }));
+  await client.connect(transport);
+  clients.push(client);
+  return { client, errors, transport };
+}
+
+const proxied = (logDir: string, serverId: string, extra: string[], server: string[]) => ({
+  command: process.execPath,
+  args: [
+    CLI,
+    "mcp",
+    "proxy",
+    "--server-id",
+    serverId,
+    "--log-dir",
+    logDir,
+    ...extra,
+    "--",
+    ...server,
+  ],
+});
+
+/** Everything a client does with the reference server, results as plain data. */
+async function exercise(client: Client) {
+  const progress: number[] = [];
+  const results = {
+    server: client.getServerVersion(),
+    capabilities: client.getServerCapabilities(),
+    tools: (await client.listTools()).tools.map((tool) => tool.name).sort(),
+    echo: await client.callTool({ name: "echo", arguments: { message: "héllo\nworld" } }),
+    sum: await client.callTool({ name: "get-sum", arguments: { a: 2, b: 40 } }),
+    resources: (await client.listResources()).resources.map((resource) => resource.uri).sort(),
+    prompts: (await client.listPrompts()).prompts.map((prompt) => prompt.name).sort(),
+    prompt: await client.getPrompt({
+      name: "args-prompt",
+      arguments: { city: "Oslo", state: "Norway" },
+    }),
+    longRunning: await client.callTool(
+      { name: "trigger-long-running-operation", arguments: { duration: 1, steps: 3 } },
+      undefined,
+      { onprogress: (update) => progress.push(update.progress) },
+    ),
+    sampling: await client.callTool({
+      name: "trigger-sampling-request",
+      arguments: { prompt: "say hi", maxTokens: 20 },
+    }),
+    roots: await client.callTool({ name: "get-roots-list", arguments: {} }),
+  };
+  const firstResource = results.resources[0]!;
+  return { ...results, progress, read: await client.readResource({ uri: firstResource }) };
+}
+
+describe("cursor-wrap mcp proxy with the official SDK and the reference server", () => {
+  it("gives the client everything the server gives it directly: tools, resources, prompts, progress, sampling, roots", async () => {
+    const logDir = mkdtempSync(join(tmpdir(), "mcp-e2e-"));
+    const direct = await connect(process.execPath, [EVERYTHING, "stdio"]);
+    const viaProxy = await connect(
+      ...(Object.values(
+        proxied(logDir, "everything", [], [process.execPath, EVERYTHING, "stdio"]),
+      ) as [string, string[]]),
+    );
+    const [expected, actual] = [await exercise(direct.client), await exercise(viaProxy.client)];
+    // How many progress updates arrive before the result is the server's timing, either way.
+    const { progress: progressDirect, ...expectedResults } = expected;
+    const { progress, ...actualResults } = actual;
+    expect(actualResults).toEqual(expectedResults);
+    expect(progressDirect.length).toBeGreaterThan(0);
+    expect(progress.length).toBeGreaterThan(0);
+    expect(JSON.stringify(actualResults.sampling)).toContain("sampled:");
+    expect(JSON.stringify(actualResults.roots)).toContain("file:///work/project");
+    // The reference server may send its last progress notification after the result, which
+    // the SDK reports directly too: that is the server's doing, not the proxy's.
+    const real = (errors: Error[]) =>
+      errors.filter((error) => !/progress notification for an unknown token/.test(error.message));
+    expect(real(viaProxy.errors)).toEqual([]);
+    await viaProxy.client.close();
+    // Every message is in the proxy's log, with its method and latency.
+    const [log] = readdirSync(logDir).filter((name) => name.startsWith("cursor-wrap-mcp-"));
+    const records = readFileSync(join(logDir, log!), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const calls = records.filter(
+      (record) =>
+        record.msg === "mcp_message" &&
+        record.kind === "response" &&
+        record.method === "tools/call",
+    );
+    expect(calls.length).toBe(5);
+    expect(calls.every((record) => typeof record.latency_ms === "number")).toBe(true);
+    expect(
+      records.some(
+        (record) => record.msg === "mcp_message" && record.method === "sampling/createMessage",
+      ),
+    ).toBe(true);
+  });
+});
+
+describe("cursor-wrap mcp proxy with misbehaving servers", () => {
+  const fake = (logDir: string, extra: string[], serverOptions: string[] = []) =>
+    proxied(logDir, "fake", extra, [process.execPath, fakeMcpServerBin, ...serverOptions]);
+
+  it("turns a hung tool call into an error the client recovers from, and the session goes on", async () => {
+    const logDir = mkdtempSync(join(tmpdir(), "mcp-e2e-"));
+    const { command, args } = fake(logDir, ["--tool-timeout", "hang=500ms"]);
+    const { client } = await connect(command, args);
+    const started = performance.now();
+    await expect(client.callTool({ name: "hang", arguments: {} })).rejects.toMatchObject({
+      code: -32001,
+      message: expect.stringContaining(
+        'MCP server "fake" did not answer tools/call "hang" within 500ms',
+      ),
+    });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(450);
+    const echo = await client.callTool({ name: "echo", arguments: { text: "still working" } });
+    expect(echo.content).toEqual([{ type: "text", text: "still working" }]);
+  });
+
+  it("hides a server's banner from the client (which would otherwise see a parse error)", async () => {
+    const logDir = mkdtempSync(join(tmpdir(), "mcp-e2e-"));
+    const { command, args } = fake(logDir, [], ["--banner"]);
+    const { client, errors } = await connect(command, args);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+  });
+
+  it("answers at once when the server crashes mid-call, then ends", async () => {
+    const logDir = mkdtempSync(join(tmpdir(), "mcp-e2e-"));
+    const { command, args } = fake(logDir, []);
+    const { client } = await connect(command, args);
+    await expect(client.callTool({ name: "crash", arguments: {} })).rejects.toMatchObject({
+      code: -32000,
+      message: expect.stringContaining("exited with code 3"),
+    });
+  });
+
+  it("shuts down a server that ignores its stdin and SIGTERM on a SIGTERM, leaving nothing behind", async () => {
+    const logDir = mkdtempSync(join(tmpdir(), "mcp-e2e-"));
+    const pidFile = join(logDir, "server.jsonl");
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        "mcp",
+        "proxy",
+        "--log-dir",
+        logDir,
+        "--",
+        process.execPath,
+        fakeMcpServerBin,
+        "--keep-running",
+        "--ignore-sigterm",
+        "--record",
+        pidFile,
+      ],
+      {
+        stdio: ["pipe", "pipe", "inherit"],
+      },
+    );
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" })}\n`);
+    await new Promise((resolve) => child.stdout.once("data", resolve));
+    const records = () =>
+      readFileSync(
+        join(logDir, readdirSync(logDir).find((name) => name.startsWith("cursor-wrap-mcp-"))!),
+        "utf8",
+      );
+    const serverPid = Number(
+      /"msg":"mcp_server_started"/.test(records())
+        ? /"pid":(\d+),"msg":"mcp_server_started"/.exec(records())?.[1]
+        : Number.NaN,
+    );
+    expect(isAlive(serverPid)).toBe(true);
+    child.kill("SIGTERM");
+    const code = await new Promise((resolve) => child.once("exit", resolve));
+    expect(code).toBe(0);
+    expect(isAlive(serverPid)).toBe(false);
+    expect(records()).toContain('"step":"SIGTERM"');
+  });
+});
+
+describe("cursor-wrap mcp wrap, status and unwrap", () => {
+  it("rewrites an mcp.json so its servers run through the proxy, which works, and gives it back exactly", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-config-"));
+    const path = join(dir, "mcp.json");
+    const original = `${JSON.stringify(
+      {
+        mcpServers: {
+          everything: {
+            command: process.execPath,
+            args: [EVERYTHING, "stdio"],
+            env: { DEBUG: "0" },
+          },
+          remote: { url: "https://mcp.example.com/sse" },
+        },
+      },
+      null,
+      2,
+    )}\n`;
+    writeFileSync(path, original);
+
+    const dry = await run(["mcp", "wrap", "--config", path, "--dry-run"], { defaults: false });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout.toString()).toContain('+        "proxy",');
+    expect(readFileSync(path, "utf8")).toBe(original);
+
+    const wrap = await run(["mcp", "wrap", "--config", path, "--tool-timeout", "echo=30s"], {
+      defaults: false,
+    });
+    expect(wrap.code).toBe(0);
+    expect(wrap.stdout.toString()).toContain("wrapped everything");
+    expect(readFileSync(`${path}.cursor-wrap-backup`, "utf8")).toBe(original);
+
+    const status = await run(["mcp", "status", "--config", path], { defaults: false });
+    expect(status.stdout.toString()).toMatch(/everything +stdio +wrapped/);
+    expect(status.stdout.toString()).toMatch(/remote +remote +not wrapped/);
+
+    // The entry as written starts the server through the proxy, from anywhere.
+    const entry = (
+      JSON.parse(readFileSync(path, "utf8")) as {
+        mcpServers: Record<
+          string,
+          { command: string; args: string[]; env: Record<string, string> }
+        >;
+      }
+    ).mcpServers.everything!;
+    expect(entry.command).toBe(process.execPath);
+    const logDir = mkdtempSync(join(tmpdir(), "mcp-e2e-"));
+    const { client } = await connect(entry.command, entry.args, {
+      ...entry.env,
+      CURSOR_WRAP_LOG_DIR: logDir,
+    });
+    expect(
+      await client.callTool({ name: "echo", arguments: { message: "through the config" } }),
+    ).toMatchObject({
+      content: [{ type: "text", text: "Echo: through the config" }],
+    });
+    await client.close();
+    expect(
+      readdirSync(logDir).some(
+        (name) => name.startsWith("cursor-wrap-mcp-") && name.includes("everything"),
+      ),
+    ).toBe(true);
+
+    const again = await run(["mcp", "wrap", "--config", path], { defaults: false });
+    expect(again.stdout.toString()).toContain("already wrapped");
+
+    const unwrap = await run(["mcp", "unwrap", "--config", path], { defaults: false });
+    expect(unwrap.code).toBe(0);
+    expect(readFileSync(path, "utf8")).toBe(original);
+  });
+});
+
+describe("logs show", () => {
+  it("interleaves the traffic of the MCP proxies that ran under a session", async () => {
+    const session = await run(["-p", "x"], { scenario: "quick" });
+    const [file] = logFiles(session);
+    const started = readFileSync(file!, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((record) => record.msg === "agent_started")!;
+    // A proxy the agent would have started: it carries the run's token.
+    const { client } = await connect(
+      process.execPath,
+      [CLI, "mcp", "proxy", "--server-id", "fake", "--", process.execPath, fakeMcpServerBin],
+      {
+        CURSOR_WRAP_AGENT_TOKEN: String(started.token),
+        CURSOR_WRAP_LOG_DIR: session.logDir,
+      },
+    );
+    await client.callTool({ name: "echo", arguments: { text: "x" } });
+    await client.close();
+    const shown = (await run(["logs", "show", file!])).stdout.toString();
+    expect(shown).toContain("· mcp fake: proxy started");
+    expect(shown).toMatch(/⇄ mcp fake ▸ tools\/call "echo" \(id \d+\)/);
+    expect(shown).toMatch(/⇄ mcp fake ◂ tools\/call "echo" answered in \d+ ms/);
+    expect(shown).toContain("Done: x");
+  });
+});

@@ -1,0 +1,44 @@
+// The vocabulary of an MCP proxy's log: each record it writes, and at what level.
+
+/** Log levels, as pino names them. */
+export type McpLevel = "debug" | "info" | "warn" | "error";
+
+/** Every record the proxy writes, its level, and what it means. */
+export const MCP_RECORDS = {
+  /** The proxy started: server, command, timeouts, and the cursor-wrap run it is part of. */
+  mcp_proxy_start: "info",
+  /** The server process started (pid). */
+  mcp_server_started: "info",
+  /** The server could not be started (ENOENT, EACCES, …). */
+  mcp_server_spawn_failed: "error",
+  /** One message went by: direction, kind, method, id, tool, size, and latency for responses. */
+  mcp_message: "debug",
+  /** A client request got no response in time: answered with an error, the server told to cancel. */
+  mcp_request_timed_out: "warn",
+  /** A response came after its request had timed out: dropped. */
+  mcp_late_response: "warn",
+  /** A response to no request the proxy knows of: forwarded. */
+  mcp_unknown_response: "warn",
+  /** A line from the server that is not a JSON-RPC message (a banner, a log line): dropped. */
+  mcp_invalid_line: "warn",
+  /** A valid message right after a broken one that it may have been smuggled inside: dropped. */
+  mcp_smuggled_line: "warn",
+  /** A line above the size cap: forwarded in pieces, unparsed. */
+  mcp_oversize_line: "warn",
+  /** The server exited while requests were pending: each answered with an error. */
+  mcp_pending_failed: "error",
+  /** The server exited (code, signal) or was stopped. */
+  mcp_server_exited: "info",
+  /** The proxy is shutting the server down (why), and each step of it. */
+  mcp_shutdown: "info",
+  /** The proxy ended (exit code). */
+  mcp_proxy_end: "info",
+} as const satisfies Record<string, McpLevel>;
+
+/** The name of a record of an MCP proxy's log. */
+export type McpRecordName = keyof typeof MCP_RECORDS;
+
+/** Where the proxy writes its records (the CLI passes a session log; tests, an array). */
+export interface McpProxyLog {
+  record(name: McpRecordName, fields: Record<string, unknown>): void;
+}
