@@ -420,7 +420,7 @@ describe("pause and resume", () => {
 
 describe("pause after a result", () => {
   it("does not count the time output waited on its reader towards lingering", () => {
-    const monitor = createMonitor({ exitGraceMs: 1_000 });
+    const monitor = createMonitor({ exitGraceMs: 1_000, startedAt: 0, now: () => 0 });
     monitor.observe({ type: "done" }, 0);
     monitor.pause(500);
     expect(monitor.check(5_000).verdict).toBe("ok");
@@ -434,7 +434,12 @@ describe("untrusted tool kinds", () => {
   it.each(["constructor", "__proto__", "toString", "valueOf", "hasOwnProperty"])(
     "gives a %s call the idle timeout as its allowance, not an Object.prototype member",
     (kind) => {
-      const monitor = createMonitor({ idleTimeoutMs: 1_000, toolGraceMs: 500 });
+      const monitor = createMonitor({
+        idleTimeoutMs: 1_000,
+        toolGraceMs: 500,
+        startedAt: 0,
+        now: () => 0,
+      });
       monitor.observe({ type: "toolStart", id: "c", kind }, 0);
       expect(monitor.nextDeadline()).toBe(750);
       expect(monitor.check(1_500).verdict).toBe("hang");
@@ -442,7 +447,12 @@ describe("untrusted tool kinds", () => {
   );
 
   it("ignores a declared timeout that is not a finite number >= 0", () => {
-    const monitor = createMonitor({ idleTimeoutMs: 1_000, toolGraceMs: 500 });
+    const monitor = createMonitor({
+      idleTimeoutMs: 1_000,
+      toolGraceMs: 500,
+      startedAt: 0,
+      now: () => 0,
+    });
     monitor.observe({ type: "toolStart", id: "c", kind: "shell", timeoutMs: Number.NaN }, 0);
     monitor.observe({ type: "toolStart", id: "d", kind: "shell", timeoutMs: -5 }, 0);
     expect(Number.isFinite(monitor.nextDeadline())).toBe(true);
