@@ -8,6 +8,9 @@ import { defineConfig, mergeConfig } from "vitest/config";
 export const packageTests = defineConfig({
   test: {
     globalSetup: [fileURLToPath(new URL("./vitest.global-setup.ts", import.meta.url))],
+    // Pure logic, fake clocks: no test waits on time. The limit only catches a test that never
+    // ends; 5 s (vitest's default) was hit by a 300-case property test on a loaded 2-core machine.
+    testTimeout: 30_000,
   },
 });
 

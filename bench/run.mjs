@@ -15,6 +15,7 @@ import {
 } from "node:fs";
 import { cpus, release, tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { fakeAgentBin } from "@cursor-wrap/testkit";
 import { openServer } from "./lib/mcp-driver.mjs";
 import {
@@ -519,6 +520,7 @@ async function treeSampleCost() {
 // ─── P7 MCP proxy ────────────────────────────────────────────────────────────────────────────
 async function mcpProxy() {
   const { fakeMcpServerBin } = await import("@cursor-wrap/testkit");
+  const passthroughBin = fileURLToPath(new URL("./lib/mcp-passthrough.mjs", import.meta.url));
   const server = [fakeMcpServerBin];
   const proxiedArgs = [
     CLI,
@@ -540,12 +542,23 @@ async function mcpProxy() {
   const rateProxied = [];
   const peaks = [];
   const peaksSteady = [];
+  const peaksFloor = [];
+  const bigDirect = [];
+  const bigProxied = [];
+  // Large answers: 40 tool results of 4 MB each, through the proxy and directly.
+  const big = { count: 40, bytes: 4_000_000 };
+  const bigCall = {
+    method: "tools/call",
+    params: { name: "big", arguments: { bytes: big.bytes } },
+  };
+  const bigRate = (elapsed) => (big.count * big.bytes) / 1e6 / (elapsed / 1000);
   const count = 50_000;
   for (let run = 0; run < Math.max(RUNS, 3); run += 1) {
     const d = await openServer(process.execPath, server);
     startDirect.push(d.startupMs);
     direct.push(...(await d.roundTrips(2_000)).slice(100));
     rateDirect.push(((count * 2) / (await d.pipelined(count)).elapsed) * 1000);
+    bigDirect.push(bigRate((await d.pipelined(big.count, undefined, bigCall)).elapsed));
     await d.close();
     const p = await openServer(process.execPath, proxiedArgs);
     startProxied.push(p.startupMs);
@@ -555,7 +568,13 @@ async function mcpProxy() {
     const through = await p.pipelined(count, p.child.pid);
     rateProxied.push(((count * 2) / through.elapsed) * 1000);
     peaks.push(through.peak);
+    bigProxied.push(bigRate((await p.pipelined(big.count, undefined, bigCall)).elapsed));
     await p.close();
+    // The same ordinary load through the least a Node proxy can be (bench/lib/mcp-passthrough.mjs).
+    const floor = await openServer(process.execPath, [passthroughBin, process.execPath, ...server]);
+    await floor.roundTrips(2_000);
+    peaksFloor.push((await floor.pipelined(1_000, floor.child.pid)).peak);
+    await floor.close();
   }
   const added = (q) => (percentile(proxied, q) - percentile(direct, q)) / 1000;
   row(
@@ -577,13 +596,23 @@ async function mcpProxy() {
     r.median > 50_000,
     "the same, pipelined; every message logged",
   );
+  const b = summary(bigProxied);
+  row(
+    "P7",
+    "MCP proxy: large messages (40 tool results of 4 MB each, written by the server as fast as it can)",
+    "(for reference)",
+    `${b.median.toFixed(0)} MB/s (directly: ${summary(bigDirect).median.toFixed(0)} MB/s)`,
+    `${b.min.toFixed(0)}–${b.max.toFixed(0)} MB/s`,
+    true,
+    "the fake MCP server's big tool, pipelined, directly and through the proxy",
+  );
   const steady = summary(peaksSteady);
   row(
     "P7",
     "MCP proxy: peak RSS after 2,000 round trips and 1,000 requests in flight",
     "< 60 MB",
     mib(steady.median),
-    `${mib(steady.min)}–${mib(steady.max)}; with 50,000 requests in flight at once: ${mib(summary(peaks).median)}`,
+    `${mib(steady.min)}–${mib(steady.max)}; with 50,000 requests in flight at once: ${mib(summary(peaks).median)}; a bare Node pass-through that parses each line, under the same load: ${mib(summary(peaksFloor).median)}`,
     steady.max < 60e6,
     "VmHWM of the proxy process (cursor-wrap mcp proxy, logging every message), sampled every 10 ms",
   );

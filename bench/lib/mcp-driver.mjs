@@ -16,20 +16,24 @@ export async function openServer(command, args, { env = {} } = {}) {
     stdio: ["pipe", "pipe", "ignore"],
     env: { ...process.env, ...env },
   });
-  let pending = "";
   const waiting = new Map();
-  child.stdout.setEncoding("utf8");
+  // The start of the line being received (its id is near the start), and whether it is done.
+  let head = "";
   child.stdout.on("data", (chunk) => {
-    pending += chunk;
-    for (let newline = pending.indexOf("\n"); newline !== -1; newline = pending.indexOf("\n")) {
-      const line = pending.slice(0, newline);
-      pending = pending.slice(newline + 1);
-      const id = /"id":(\d+)/.exec(line)?.[1];
+    let start = 0;
+    for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
+      if (head.length < 64) head += chunk.toString("latin1", start, Math.min(newline, start + 64));
+      const id = /"id":(\d+)/.exec(head)?.[1];
+      head = "";
+      start = newline + 1;
       const resolve = id === undefined ? undefined : waiting.get(Number(id));
       if (resolve) {
         waiting.delete(Number(id));
         resolve(performance.now());
       }
+    }
+    if (head.length < 64 && start < chunk.length) {
+      head += chunk.toString("latin1", start, Math.min(chunk.length, start + 64));
     }
   });
   const request = (id, method, params = {}) =>
@@ -58,8 +62,11 @@ export async function openServer(command, args, { env = {} } = {}) {
       }
       return samples;
     },
-    /** `count` pings written at once; resolves with the time until every answer came, ms, and the proxy's peak RSS. */
-    async pipelined(count, rssPid) {
+    /**
+     * `count` requests (pings, unless `call` names another method and its params) written at
+     * once; resolves with the time until every answer came, ms, and the proxy's peak RSS.
+     */
+    async pipelined(count, rssPid, call = { method: "ping" }) {
       const first = nextId;
       nextId += count;
       const answers = [];
@@ -73,7 +80,7 @@ export async function openServer(command, args, { env = {} } = {}) {
       const lines = [];
       for (let id = first; id < first + count; id += 1) {
         answers.push(new Promise((resolve) => waiting.set(id, resolve)));
-        lines.push(`${JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })}\n`);
+        lines.push(`${JSON.stringify({ jsonrpc: "2.0", id, ...call })}\n`);
       }
       child.stdin.write(lines.join(""));
       await Promise.all(answers);

@@ -261,7 +261,7 @@ describe("kill", () => {
     const pids = await pidsWritten(3);
     agent.killSync();
     expect(await agent.exited).toEqual({ code: null, signal: "SIGKILL" });
-    await expect.poll(() => pids.filter(isAlive), { timeout: 5_000 }).toEqual([]);
+    await expect.poll(() => pids.filter(isAlive), { timeout: 20_000 }).toEqual([]);
   });
 });
 

@@ -4,6 +4,7 @@
 import { existsSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { sep } from "node:path";
+import { setFlagsFromString } from "node:v8";
 import { DEFAULT_RETENTION_MS, openSessionLog, type SessionLog } from "@cursor-wrap/logger";
 import {
   cursorConfigPaths,
@@ -87,6 +88,21 @@ function openProxyLog(
   }
 }
 
+/**
+ * The proxy runs without V8's optimizing compiler (P7, BENCHMARKS.md). One proxy runs beside
+ * every MCP server, for as long as Cursor does; compiling its hot paths costs about 6 MiB of
+ * memory each under load, and buys small-message throughput that MCP traffic never uses (about
+ * 70k messages/s remain; large messages are as fast, since splitting and parsing them is
+ * native code). The p99 of a round trip drops too: no compile pauses.
+ */
+function preferMemoryOverPeakSpeed(): void {
+  try {
+    setFlagsFromString("--no-opt");
+  } catch {
+    // A Node that no longer takes flags at run time: the proxy runs as it would anyway.
+  }
+}
+
 /** `cursor-wrap mcp proxy … -- <command> [args…]`: run one MCP server behind the watchdog. */
 async function proxyCommand(
   options: McpOptions,
@@ -99,6 +115,7 @@ async function proxyCommand(
       "mcp proxy needs the server's command after --, as in cursor-wrap mcp proxy -- npx -y @modelcontextprotocol/server-everything",
     );
   }
+  preferMemoryOverPeakSpeed();
   const serverId = options.serverId ?? command.split(/[/\\]/).pop() ?? command;
   const settings = {
     requestTimeoutMs:
