@@ -24,6 +24,7 @@ import { createTwoFilesPatch } from "diff";
 import { defaultLogDir } from "../options/flags.js";
 import { parseDuration, parseSize, parseToolTimeouts } from "../options/units.js";
 import { printError } from "../print-error.js";
+import { createTerminalSafeWriter } from "../terminal-safe-writer.js";
 import { UsageError } from "../usage-error.js";
 import type { RunIo } from "./run.js";
 
@@ -143,12 +144,16 @@ async function proxyCommand(
       else log.decision(name, fields, MCP_RECORDS[name], { sync: "soon" });
     },
   };
+  const shownStderr = io.stderr.isTTY ? createTerminalSafeWriter(io.stderr) : undefined;
   const proxy = startMcpProxy({
     command,
     args,
     serverId,
     input: io.stdin as NodeJS.ReadableStream as import("node:stream").Readable,
     output: io.stdout as NodeJS.WritableStream as import("node:stream").Writable,
+    // Cursor reads the server's stderr through a pipe, byte for byte; a person running the
+    // proxy in a terminal sees it shown safely (R-FMT5).
+    serverStderr: shownStderr ?? "inherit",
     ...settings,
     ...(proxyLog ? { log: proxyLog } : {}),
     // Under a cursor-wrap run the token ties this proxy's log to the session's (logs show).
