@@ -196,7 +196,7 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
   cli
     .command(
       "demo",
-      "Show cursor-wrap at work on the bundled fake agent: a normal turn and three hangs",
+      "Show cursor-wrap at work on the bundled fake agent: a normal turn, three hangs and a hung MCP call",
     )
     .action(async () => {
       const { demoCommand } = await import("./commands/demo.js");

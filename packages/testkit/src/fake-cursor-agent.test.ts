@@ -112,6 +112,30 @@ describe("fake-cursor-agent", () => {
     ]);
   });
 
+  it("calls an MCP tool over stdio and reports the server's answer, or its error, as the result", () => {
+    const answered = events(runAgent({ scenario: "mcp-call:echo" }).stdout);
+    const completed = answered.find((event) => event.subtype === "completed");
+    expect(completed?.data).toMatchObject({
+      tool_call: {
+        mcpToolCall: {
+          args: { providerIdentifier: "tracker", toolName: "echo" },
+          result: {
+            success: { content: [{ text: { text: "flaky login test" } }], isError: false },
+          },
+        },
+      },
+    });
+    const refused = events(runAgent({ scenario: "mcp-call:no-such-tool" }).stdout);
+    expect(refused.find((event) => event.subtype === "completed")?.data).toMatchObject({
+      tool_call: { mcpToolCall: { result: { error: { error: "unknown tool no-such-tool" } } } },
+    });
+    for (const event of [...answered, ...refused]) {
+      const name = schemaNameFor(event.type, event.subtype)!;
+      expect(schemas[name].safeParse(event.data).success).toBe(true);
+    }
+    expect(answered.at(-1)?.type).toBe("result");
+  });
+
   it("takes the scenario from a prompt that starts with scenario:<name>", () => {
     const result = runAgent({ scenario: "normal" }, { input: "scenario:abnormal:7 please" });
     expect(result.status).toBe(7);

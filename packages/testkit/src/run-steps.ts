@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { appendFileSync, closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createLineFramer, recordedTimeline } from "@cursor-wrap/events";
+import { fakeMcpServerBin } from "./fake-agent.js";
 import type { Step } from "./scenarios.js";
 
 /** Where the fake agent writes, and how it behaves towards its descendants. */
@@ -212,6 +213,85 @@ async function background(step: Extract<Step, { type: "background" }>, io: StepI
   );
 }
 
+/** An MCP server on stdio, as cursor-agent talks to one: one request at a time, answers by id. */
+function startMcpServer(): {
+  request(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  notify(method: string): void;
+  close(): Promise<void>;
+} {
+  const configured = process.env.FAKE_AGENT_MCP_SERVER;
+  const [command, ...args] = configured
+    ? (JSON.parse(configured) as string[])
+    : [process.execPath, fakeMcpServerBin];
+  const server = spawn(command!, args, { stdio: ["pipe", "pipe", "inherit"] });
+  const exited = new Promise<void>((resolve) => server.once("close", () => resolve()));
+  const waiting = new Map<number, (message: Record<string, unknown>) => void>();
+  const framer = createLineFramer({ parseCap: Number.MAX_SAFE_INTEGER });
+  server.stdout.on("data", (chunk: Buffer) => {
+    for (const event of framer.push(chunk)) {
+      if (event.kind !== "json") continue;
+      const message = event.data as Record<string, unknown>;
+      const answer = typeof message.id === "number" ? waiting.get(message.id) : undefined;
+      if (answer) {
+        waiting.delete(message.id as number);
+        answer(message);
+      }
+    }
+  });
+  let nextId = 1;
+  const send = (message: Record<string, unknown>): void => {
+    server.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+  };
+  return {
+    request(method, params) {
+      const id = nextId++;
+      return new Promise((resolve) => {
+        waiting.set(id, resolve);
+        send({ id, method, params });
+      });
+    },
+    notify(method) {
+      send({ method });
+    },
+    async close() {
+      server.stdin.end();
+      await Promise.race([exited, sleep(10_000)]);
+    },
+  };
+}
+
+/** The `mcpToolCall` result cursor-agent reports for an MCP answer. */
+function mcpResult(answer: Record<string, unknown>): Record<string, unknown> {
+  const error = answer.error as { message?: string } | undefined;
+  if (error) return { error: { error: error.message ?? "MCP error" } };
+  const result = (answer.result ?? {}) as {
+    content?: Array<Record<string, unknown>>;
+    isError?: boolean;
+  };
+  const content = (result.content ?? []).map((part) =>
+    part.type === "text" ? { text: { text: part.text } } : part,
+  );
+  return { success: { content, isError: result.isError === true } };
+}
+
+async function mcpCall(step: Extract<Step, { type: "mcpCall" }>, io: StepIo): Promise<void> {
+  await emit(io, step.started, "\n");
+  const server = startMcpServer();
+  await server.request("initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "fake-cursor-agent", version: "1" },
+  });
+  server.notify("notifications/initialized");
+  const answer = await server.request("tools/call", { name: step.tool, arguments: step.arguments });
+  const completed = structuredClone(step.completed) as {
+    tool_call?: Record<string, { result?: unknown }>;
+  };
+  for (const call of Object.values(completed.tool_call ?? {})) call.result = mcpResult(answer);
+  await emit(io, completed, "\n");
+  await server.close();
+}
+
 /** Run a scenario's steps. Resolves when the last step is done (a `silence` never resolves). */
 export async function runSteps(steps: readonly Step[], io: StepIo): Promise<number> {
   for (const step of steps) {
@@ -257,6 +337,9 @@ export async function runSteps(steps: readonly Step[], io: StepIo): Promise<numb
         break;
       case "background":
         await background(step, io);
+        break;
+      case "mcpCall":
+        await mcpCall(step, io);
         break;
       default: {
         const unknown: never = step;

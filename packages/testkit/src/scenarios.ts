@@ -43,7 +43,22 @@ export type Step =
    * completed with `isBackground` and its pid, then silence until the process ends, then a
    * `system/task_notification` for it.
    */
-  | { type: "background"; callId: string; command: string; ms: number };
+  | { type: "background"; callId: string; command: string; ms: number }
+  /**
+   * Call `tool` on an MCP server over stdio, as cursor-agent does: `started` is written, the
+   * server is started (`FAKE_AGENT_MCP_SERVER`: a JSON array of its command and arguments, as
+   * an mcp.json entry gives them; by default the test kit's fake MCP server), initialized and
+   * asked, then `completed` is written with its answer as the result (`success`, or `error`
+   * for a JSON-RPC error). A server that never answers holds the agent for ever, as it holds
+   * cursor-agent.
+   */
+  | {
+      type: "mcpCall";
+      started: Record<string, unknown>;
+      completed: Record<string, unknown>;
+      tool: string;
+      arguments: Record<string, unknown>;
+    };
 
 /** What a scenario is built from. */
 export interface ScenarioContext extends EventContext {
@@ -391,6 +406,44 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
     },
     ...closing(context, "The dev server stopped; done."),
   ],
+
+  /**
+   * An MCP tool call (`param`: the fake MCP server's tool, default `hang`, which never answers),
+   * then an answer that goes on without it. Without the MCP watchdog the agent waits for ever;
+   * with it (FAKE_AGENT_MCP_SERVER running the server through `cursor-wrap mcp proxy`) the call
+   * fails with the proxy's error and the turn completes.
+   */
+  "mcp-call": (context) => {
+    const tool = context.param ?? "hang";
+    const intro = "Let me look that up in the issue tracker.";
+    const args = {
+      name: `tracker-${tool}`,
+      args: { query: "flaky login test" },
+      toolCallId: `toolu_${randomUUID().slice(0, 8)}`,
+      providerIdentifier: "tracker",
+      toolName: tool,
+    };
+    const callId = `call_${randomUUID().slice(0, 8)}\nfc_mcp`;
+    const modelCallId = `${context.requestId}-0-fake`;
+    return [
+      ...opening(context),
+      line(ev.assistant(context, intro, { modelCallId, timestampMs: now() })),
+      {
+        type: "mcpCall",
+        started: ev.toolStarted(context, callId, "mcpToolCall", args, { modelCallId }),
+        completed: ev.toolCompleted(context, callId, "mcpToolCall", args, {}, { modelCallId }),
+        tool,
+        arguments: { text: "flaky login test" },
+      },
+      ...closing(
+        context,
+        tool === "hang"
+          ? "The issue tracker gave no answer, so this comes from the code alone."
+          : "The issue tracker answered; here is what it says.",
+        intro,
+      ),
+    ];
+  },
 
   /**
    * The result, then `param` ms (default 2000) of draining before the exit: background tasks

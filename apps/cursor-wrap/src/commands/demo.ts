@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createColors } from "picocolors";
@@ -10,38 +10,67 @@ interface DemoStep {
   scenario: string;
   prompt: string;
   expected: number;
+  /** The fake agent's MCP server runs behind the MCP watchdog with this --request-timeout. */
+  mcpRequestTimeout?: string;
 }
 
 const STEPS: DemoStep[] = [
   {
     title:
-      "1/4 A normal turn: the agent thinks, runs a shell command and answers. cursor-wrap passes it through; exit 0.",
+      "1/5 A normal turn: the agent thinks, runs a shell command and answers. cursor-wrap passes it through; exit 0.",
     scenario: "normal:500",
     prompt: "Run the test suite and tell me how it went",
     expected: 0,
   },
   {
     title:
-      "2/4 An idle hang: the agent goes silent with no tool running. With --idle-timeout 3s, cursor-wrap kills it 3s later; exit 2.",
+      "2/5 An idle hang: the agent goes silent with no tool running. With --idle-timeout 3s, cursor-wrap kills it 3s later; exit 2.",
     scenario: "idle-hang",
     prompt: "Explain the build setup",
     expected: 2,
   },
   {
     title:
-      "3/4 A tool-timeout hang: a shell call declares a 1s timeout and never finishes. cursor-wrap waits for it until timeout + --tool-grace 2s, then kills it; exit 2.",
+      "3/5 A tool-timeout hang: a shell call declares a 1s timeout and never finishes. cursor-wrap waits for it until timeout + --tool-grace 2s, then kills it; exit 2.",
     scenario: "tool-hang:1000",
     prompt: "Build the project",
     expected: 2,
   },
   {
     title:
-      "4/4 A linger: the agent answers but its process never exits. cursor-wrap kills it --exit-grace 2s after the result; the turn still counts as completed, exit 0.",
+      "4/5 A linger: the agent answers but its process never exits. cursor-wrap kills it --exit-grace 2s after the result; the turn still counts as completed, exit 0.",
     scenario: "linger",
     prompt: "Say hello",
     expected: 0,
   },
+  {
+    title:
+      "5/5 A hung MCP call: the agent calls an MCP tool whose server never answers. The MCP watchdog (cursor-wrap mcp proxy --request-timeout 2s) answers it with an error 2s later; the agent goes on and finishes, exit 0.",
+    scenario: "mcp-call:hang",
+    prompt: "Is the login test flaky?",
+    expected: 0,
+    mcpRequestTimeout: "2s",
+  },
 ];
+
+/** How the fake agent starts its MCP server: through this cursor-wrap's `mcp proxy`, as `mcp wrap` would write it. */
+function proxiedServer(requestTimeout: string, logDir: string, fakeMcpServerBin: string): string {
+  return JSON.stringify([
+    process.execPath,
+    realpathSync(process.argv[1] ?? ""),
+    "mcp",
+    "proxy",
+    "--server-id",
+    "tracker",
+    "--request-timeout",
+    requestTimeout,
+    "--log-dir",
+    logDir,
+    "--",
+    process.execPath,
+    fakeMcpServerBin,
+  ]);
+}
 
 /**
  * `cursor-wrap demo` (R-CLI7): run cursor-wrap against the bundled fake agent with short
@@ -49,13 +78,22 @@ const STEPS: DemoStep[] = [
  * Cursor account. Logs go to a fresh temporary directory.
  */
 export async function demoCommand(io: RunIo): Promise<number> {
-  const { fakeAgentBin } = await import("@cursor-wrap/testkit");
+  const { fakeAgentBin, fakeMcpServerBin } = await import("@cursor-wrap/testkit");
   const paint = createColors(io.stdout.isTTY === true);
   const logDir = mkdtempSync(join(tmpdir(), "cursor-wrap-demo-"));
   const base = resolveRunOptions({ given: new Map(), env: {} });
   let failures = 0;
   for (const step of STEPS) {
     io.stdout.write(`\n${paint.bold(`▶ ${step.title}`)}\n\n`);
+    // The agent inherits this process's environment, as cursor-agent inherits the user's.
+    const mcpServer = process.env.FAKE_AGENT_MCP_SERVER;
+    if (step.mcpRequestTimeout !== undefined) {
+      process.env.FAKE_AGENT_MCP_SERVER = proxiedServer(
+        step.mcpRequestTimeout,
+        logDir,
+        fakeMcpServerBin,
+      );
+    }
     const code = await runCommand(
       {
         ...base,
@@ -73,7 +111,10 @@ export async function demoCommand(io: RunIo): Promise<number> {
       },
       io,
       { alwaysRender: true },
-    );
+    ).finally(() => {
+      if (mcpServer === undefined) delete process.env.FAKE_AGENT_MCP_SERVER;
+      else process.env.FAKE_AGENT_MCP_SERVER = mcpServer;
+    });
     if (code !== step.expected) failures += 1;
     io.stdout.write(
       paint.dim(
@@ -82,7 +123,7 @@ export async function demoCommand(io: RunIo): Promise<number> {
     );
   }
   io.stdout.write(
-    `\n${paint.bold("Done.")} The forensic logs of these four runs are in ${logDir}:\n` +
+    `\n${paint.bold("Done.")} The forensic logs of these five runs (and of the MCP proxy) are in ${logDir}:\n` +
       `  cursor-wrap logs --log-dir ${logDir}\n` +
       `  cursor-wrap replay <one of those files> --idle-timeout 10s\n`,
   );
