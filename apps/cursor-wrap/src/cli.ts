@@ -19,6 +19,7 @@ import {
 } from "./options/resolve.js";
 import type { FlagKey } from "./options/run-options.js";
 import { printError } from "./print-error.js";
+import { releaseHungUpTerminalAtExit } from "./terminal-hangup.js";
 import { UsageError } from "./usage-error.js";
 
 declare const CURSOR_WRAP_VERSION: string;
@@ -263,8 +264,10 @@ export async function runCli(
 ): Promise<number> {
   try {
     if (ownCommandOf(args) === undefined) return await runMain(args, io, env);
-    // `cursor-wrap logs show … | head`: a reader that has seen enough is no error.
+    // `cursor-wrap logs show … | head`: a reader that has seen enough is no error. Nor is a
+    // closed terminal (EIO) under `mcp proxy`: its log keeps what could not be shown.
     io.stdout.on("error", () => {});
+    io.stderr.on("error", () => {});
     const cli = createCli(args, io, env);
     cli.parse(["node", "cursor-wrap", ...args], { run: false });
     if (cli.options.help || cli.options.version) return 0;
@@ -303,6 +306,7 @@ function flushed(stream: NodeJS.WriteStream, limitMs: number | undefined): Promi
 
 /** The `cursor-wrap` executable's entry point. */
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
+  releaseHungUpTerminalAtExit();
   const io: RunIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
   let code: number;
   try {
@@ -314,6 +318,9 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
     );
     code = 1;
   }
+  // The exit code is decided: a stream failing now (a closed terminal: EIO) changes nothing.
+  process.stdout.on("error", () => {});
+  process.stderr.on("error", () => {});
   // Let stdout drain before exiting (a pipe may still hold output), unless nobody reads it;
   // stopped by a signal, the wrapper gives a stalled reader a second, not forever. What is
   // queued on stderr gets a moment too: a caller that reads stderr only after stdout's end

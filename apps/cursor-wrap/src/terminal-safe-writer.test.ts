@@ -1,4 +1,4 @@
-import { PassThrough } from "node:stream";
+import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createTerminalSafeWriter } from "./terminal-safe-writer.js";
 
@@ -30,5 +30,24 @@ describe("createTerminalSafeWriter", () => {
 
   it("keeps CRLF line endings and shows a lone CR, which would overwrite the line", async () => {
     expect(await shown([Buffer.from("one\r\ntwo\n50%\r60%\n")])).toBe("one\ntwo\n50%\\r60%\n");
+  });
+
+  it("drops what comes once the terminal is gone, instead of failing", async () => {
+    let writes = 0;
+    const closed = new Writable({
+      write(_chunk, _encoding, done) {
+        writes += 1;
+        done(Object.assign(new Error("write EIO"), { code: "EIO" }));
+      },
+    });
+    closed.on("error", () => {});
+    const writer = createTerminalSafeWriter(closed);
+    const failed: unknown[] = [];
+    writer.on("error", (error) => failed.push(error));
+    for (const line of ["one\n", "two\n", "three\n"]) {
+      await new Promise<void>((resolve) => writer.write(Buffer.from(line), () => resolve()));
+    }
+    expect(failed).toEqual([]);
+    expect(writes).toBe(1);
   });
 });

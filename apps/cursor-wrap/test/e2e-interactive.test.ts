@@ -1,5 +1,8 @@
 // End to end, interactive mode and signals: the built executable against the fake agent.
 
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { isAlive } from "@cursor-wrap/testkit";
 import { describe, expect, it } from "vitest";
 import {
@@ -205,7 +208,8 @@ describe.runIf(pty !== null)("on a terminal", () => {
       }
       // Close the terminal's master side, then SIGHUP: what closing a window or an SSH session does.
       (session.terminal as unknown as { destroy(): void }).destroy();
-      await session.exited;
+      // 129, not an abort in Node's own exit path (a hung-up terminal cannot be restored).
+      expect(await session.exited).toBe(129);
       await expect
         .poll(() => logRecords(session).some((record) => record.msg === "session_end"), {
           timeout: 20_000,
@@ -220,6 +224,41 @@ describe.runIf(pty !== null)("on a terminal", () => {
         flagged: false,
       });
     }
+  });
+
+  it("mcp proxy on a terminal: shows the server's stderr escaped, and a closed terminal shuts the server down", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-mcp-pty-"));
+    const logDir = join(dir, "logs");
+    const pidFile = join(dir, "server.pid");
+    const proxy = onTerminal(
+      [
+        "mcp",
+        "proxy",
+        "--server-id",
+        "chatty",
+        "--log-dir",
+        logDir,
+        "--",
+        "sh",
+        "-c",
+        `echo $$ > ${pidFile}; while true; do printf '\\033]0;pwned\\007tick\\n' >&2; sleep 0.05; done`,
+      ],
+      { defaults: false },
+    );
+    await proxy.sees("tick");
+    expect(proxy.output()).toContain("\\x1b]0;pwned\\x07tick");
+    expect(proxy.output()).not.toContain("\u001b]0;pwned");
+    const server = Number(readFileSync(pidFile, "utf8"));
+    (proxy.terminal as unknown as { destroy(): void }).destroy();
+    // The server ignores its stdin's end: the proxy's staged shutdown ends it, and the proxy
+    // exits by itself, not by an abort in Node's exit path.
+    expect(await proxy.exited).toBe(0);
+    const records = logRecords({ logDir });
+    expect(records.map((record) => record.msg)).toEqual(
+      expect.arrayContaining(["mcp_shutdown", "mcp_proxy_end"]),
+    );
+    expect(isAlive(server)).toBe(false);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("refuses -p without a prompt on a terminal", async () => {
