@@ -18,6 +18,7 @@ import {
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { CursorWrapError } from "@cursor-wrap/errors";
+import { processExists } from "@cursor-wrap/supervisor";
 
 /** One server entry of `mcpServers`; keys other than these are kept as they are. */
 export interface McpServerEntry {
@@ -205,15 +206,6 @@ function indentOf(text: string): string | number {
   return match ? match[1]! : 2;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** Take the lock beside a config (a file created exclusively, holding our pid); stale ones are taken over. */
 function lock(path: string): () => void {
   const lockPath = `${path}.cursor-wrap-lock`;
@@ -232,7 +224,7 @@ function lock(path: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const holder = Number(readFileSync(lockPath, "utf8").trim());
-      if (Number.isSafeInteger(holder) && holder > 0 && isAlive(holder)) {
+      if (Number.isSafeInteger(holder) && holder > 0 && processExists(holder)) {
         throw new McpConfigError(
           path,
           `another cursor-wrap (pid ${holder}) is changing this file; try again when it is done (or remove ${lockPath} if it is not running)`,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { findAgentTree, parseProcStat } from "./process-tree.js";
 
 describe("parseProcStat", () => {
-  it("reads pid, parent, group, session and start time, whatever the command name holds", () => {
+  it("reads pid, parent, group, session, CPU time and start time, whatever the command name holds", () => {
     const stat =
       "4242 (we ird) (name)) S 4200 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10";
     expect(parseProcStat(stat)).toEqual({
@@ -10,6 +10,7 @@ describe("parseProcStat", () => {
       ppid: 4200,
       pgid: 4242,
       sid: 4242,
+      cpuTicks: 3,
       startTime: "987654",
       zombie: false,
     });

@@ -21,8 +21,14 @@ export const AGENT_TOKEN_VARIABLE = "CURSOR_WRAP_AGENT_TOKEN";
 const hasProc = process.platform === "linux";
 const isPid = (name: string): boolean => /^\d+$/.test(name);
 
+/** A process as `/proc/<pid>/stat` tells it: with the CPU time it has used. */
+export interface ProcStat extends ProcessEntry {
+  /** User plus system CPU time (utime + stime), clock ticks. */
+  cpuTicks: number;
+}
+
 /** Parse `/proc/<pid>/stat`. The command name may hold spaces and parentheses. */
-export function parseProcStat(text: string): ProcessEntry | undefined {
+export function parseProcStat(text: string): ProcStat | undefined {
   const open = text.indexOf("(");
   const close = text.lastIndexOf(")");
   if (open < 0 || close < open) return undefined;
@@ -38,6 +44,7 @@ export function parseProcStat(text: string): ProcessEntry | undefined {
     ppid,
     pgid,
     sid: Number.isInteger(sid) ? sid : 0,
+    cpuTicks: Number(fields[11]) + Number(fields[12]),
     startTime: fields[19] ?? "",
     zombie: fields[0] === "Z" || fields[0] === "X",
   };
@@ -45,6 +52,15 @@ export function parseProcStat(text: string): ProcessEntry | undefined {
 
 function markerIn(environ: Buffer, token: string): boolean {
   return environ.indexOf(`${AGENT_TOKEN_VARIABLE}=${token}\0`) !== -1;
+}
+
+/** Whether process `pid` carries the run's token in its environment (Linux; false if unreadable). */
+export function carriesTokenSync(pid: number, token: string): boolean {
+  try {
+    return markerIn(readFileSync(`/proc/${pid}/environ`), token);
+  } catch {
+    return false;
+  }
 }
 
 /** Every process on the machine (Linux: /proc; elsewhere: `ps`). */
@@ -56,7 +72,7 @@ export async function listProcesses(): Promise<ProcessEntry[]> {
       readFile(`/proc/${name}/stat`, "latin1").then(parseProcStat, () => undefined),
     ),
   );
-  return entries.filter((entry): entry is ProcessEntry => entry !== undefined);
+  return entries.filter((entry): entry is ProcStat => entry !== undefined);
 }
 
 function listProcessesSync(): ProcessEntry[] {
@@ -153,13 +169,17 @@ export async function findAgentTree(rootPid: number, token: string): Promise<Pro
 
 /** Synchronous {@link findAgentTree}, for last-moment cleanup when the wrapper is crashing. */
 export function findAgentTreeSync(rootPid: number, token: string): ProcessEntry[] {
-  return selectTree(listProcessesSync(), rootPid, (pid) => {
-    try {
-      return markerIn(readFileSync(`/proc/${pid}/environ`), token);
-    } catch {
-      return false;
-    }
-  });
+  return selectTree(listProcessesSync(), rootPid, (pid) => carriesTokenSync(pid, token));
+}
+
+/** Whether a process with this pid exists (EPERM: it does, and is someone else's). */
+export function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /** Whether `entry` is still running (same pid, same start time, not a zombie). */

@@ -3,7 +3,7 @@
 
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { AGENT_TOKEN_VARIABLE } from "./process-tree.js";
+import { carriesTokenSync, type ProcStat, parseProcStat } from "./process-tree.js";
 
 /** What the tree did since the previous sample. */
 export interface TreeSample {
@@ -29,38 +29,8 @@ interface Usage {
   ioBytes: number | undefined;
 }
 
-interface StatLine {
-  pid: number;
-  ppid: number;
-  pgid: number;
-  sid: number;
-  startTime: string;
-  cpuTicks: number;
-  zombie: boolean;
-}
-
 /** Clock ticks per second for /proc times (USER_HZ, 100 on every common Linux). */
 const CLOCK_TICKS = 100;
-
-/** Parse `/proc/<pid>/stat` with the CPU time fields (utime, stime). */
-function parseStat(text: string): StatLine | undefined {
-  const open = text.indexOf("(");
-  const close = text.lastIndexOf(")");
-  if (open < 0 || close < open) return undefined;
-  const fields = text.slice(close + 2).split(" ");
-  const pid = Number(text.slice(0, open).trim());
-  const ppid = Number(fields[1]);
-  if (!Number.isInteger(pid) || !Number.isInteger(ppid)) return undefined;
-  return {
-    pid,
-    ppid,
-    pgid: Number(fields[2]),
-    sid: Number(fields[3]),
-    cpuTicks: Number(fields[11]) + Number(fields[12]),
-    startTime: fields[19] ?? "",
-    zombie: fields[0] === "Z" || fields[0] === "X",
-  };
-}
 
 function readIo(pid: number): number | undefined {
   try {
@@ -73,14 +43,6 @@ function readIo(pid: number): number | undefined {
   }
 }
 
-function carriesToken(pid: number, token: string): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/environ`).includes(`${AGENT_TOKEN_VARIABLE}=${token}\0`);
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Linux: members are the root, its process group and session, its descendants, and processes
  * carrying the run's token (backgrounded shells in groups of their own, daemons). Only
@@ -89,7 +51,7 @@ function carriesToken(pid: number, token: string): boolean {
  * processes the machine runs.
  */
 function createProcSampler(rootPid: number, token: string | undefined): TreeSampler {
-  const strangers = new Map<number, string>(); // pid → start time, known not to be ours
+  const strangers = new Set<number>(); // known not to be ours
   const tokenCarriers = new Set<number>();
   let previous = new Map<number, Usage>();
   return {
@@ -101,25 +63,22 @@ function createProcSampler(rootPid: number, token: string | undefined): TreeSamp
       } catch {
         return undefined;
       }
-      const stats = new Map<number, StatLine>();
+      const stats = new Map<number, ProcStat>();
       for (const name of names) {
         const pid = Number(name);
         if (!Number.isInteger(pid) || pid === process.pid) continue;
-        const known = strangers.get(pid);
-        let stat: StatLine | undefined;
+        // A stranger stays one (its parent, group and session are fixed or move to init).
+        if (strangers.has(pid)) continue;
+        let stat: ProcStat | undefined;
         try {
-          if (known !== undefined) {
-            // A stranger stays one (its parent, group and session are fixed or move to init).
-            continue;
-          }
-          stat = parseStat(readFileSync(`/proc/${pid}/stat`, "latin1"));
+          stat = parseProcStat(readFileSync(`/proc/${pid}/stat`, "latin1"));
         } catch {
           continue;
         }
         if (stat && !stat.zombie) stats.set(pid, stat);
       }
       const members = new Set<number>();
-      const isMember = (stat: StatLine): boolean =>
+      const isMember = (stat: ProcStat): boolean =>
         stat.pid === rootPid ||
         stat.pgid === rootPid ||
         stat.sid === rootPid ||
@@ -136,16 +95,16 @@ function createProcSampler(rootPid: number, token: string | undefined): TreeSamp
       }
       for (const stat of stats.values()) {
         if (members.has(stat.pid)) continue;
-        if (token !== undefined && carriesToken(stat.pid, token)) {
+        if (token !== undefined && carriesTokenSync(stat.pid, token)) {
           tokenCarriers.add(stat.pid);
           members.add(stat.pid);
         } else {
-          strangers.set(stat.pid, stat.startTime);
+          strangers.add(stat.pid);
         }
       }
       // Forget strangers that are gone (their pid may come back as one of ours).
       const live = new Set(names.map(Number));
-      for (const pid of strangers.keys()) if (!live.has(pid)) strangers.delete(pid);
+      for (const pid of strangers) if (!live.has(pid)) strangers.delete(pid);
 
       let cpuTicks = 0;
       let ioBytes: number | undefined = 0;

@@ -21,8 +21,8 @@ import {
 } from "@cursor-wrap/mcp";
 import { AGENT_TOKEN_VARIABLE } from "@cursor-wrap/supervisor";
 import { createTwoFilesPatch } from "diff";
-import { defaultLogDir } from "../options/flags.js";
-import { parseDuration, parseSize, parseToolTimeouts } from "../options/units.js";
+import { defaultLogDir, durationOrOff } from "../options/flags.js";
+import { parseSize, parseToolTimeouts } from "../options/units.js";
 import { printError } from "../print-error.js";
 import { createTerminalSafeWriter } from "../terminal-safe-writer.js";
 import { UsageError } from "../usage-error.js";
@@ -44,10 +44,6 @@ export interface McpOptions {
   project?: string;
   dryRun?: boolean;
 }
-
-/** A duration that may be `off`. */
-const durationOrOff = (text: string, flag: string): number =>
-  /^\s*(off|none)\s*$/i.test(text) ? Number.POSITIVE_INFINITY : parseDuration(text, flag);
 
 /** The proxy options given to `wrap`, to write into each entry. */
 function proxyFlags(options: McpOptions): string[] {

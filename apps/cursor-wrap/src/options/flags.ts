@@ -81,7 +81,7 @@ const optionalDuration = (value: string, source: string): number | undefined =>
   /^\s*(off|none)\s*$/i.test(value) ? undefined : parseDuration(value, source) || undefined;
 
 /** A duration that may be `off` (no limit): the monitor's timer reaches any deadline in steps. */
-function durationOrOff(value: string, source: string): number {
+export function durationOrOff(value: string, source: string): number {
   return /^\s*(off|none)\s*$/i.test(value)
     ? Number.POSITIVE_INFINITY
     : parseDuration(value, source);

@@ -9,7 +9,7 @@ import { realCapture } from "@cursor-wrap/testkit";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { fakeAgentProcess } from "../__fixtures__/fake-agent-process.js";
 import type { CancelReason } from "../run-control.js";
-import { runTurn, type TurnContext, type TurnSettings } from "./run-turn.js";
+import { runTurn, type TurnContext, type TurnRequest, type TurnSettings } from "./run-turn.js";
 
 let dir: string;
 let log: SessionLog;
@@ -62,6 +62,17 @@ function setUp(settings: Partial<TurnSettings> = {}, now?: () => number) {
   return { agent, context, stdout, stderr };
 }
 
+/** A first turn with prompt "x", unless `request` says otherwise. */
+function startTurn(context: TurnContext, request: Partial<TurnRequest> = {}) {
+  return runTurn(context, {
+    prompt: "x",
+    resume: undefined,
+    firstTurn: true,
+    signal: new AbortController().signal,
+    ...request,
+  });
+}
+
 function records(): Array<Record<string, unknown>> {
   const [file] = readdirSync(dir);
   return readFileSync(join(dir, file!), "utf8")
@@ -79,12 +90,7 @@ describe("runTurn", () => {
     const events = createLineFramer().push(capture.bytes);
     const { agent, context, stdout } = setUp();
     const controller = new AbortController();
-    const turn = runTurn(context, {
-      prompt: "sleep",
-      resume: undefined,
-      firstTurn: true,
-      signal: controller.signal,
-    });
+    const turn = startTurn(context, { prompt: "sleep", signal: controller.signal });
     await agent.whenStarted;
     agent.stdout(capture.bytes);
     agent.exit();
@@ -114,12 +120,7 @@ describe("runTurn", () => {
   it("kills a silent agent exactly at the idle timeout, with one timer and no polling", async () => {
     vi.useFakeTimers({ now: 0 });
     const { agent, context } = setUp({}, () => Date.now());
-    const turn = runTurn(context, {
-      prompt: "x",
-      resume: undefined,
-      firstTurn: true,
-      signal: new AbortController().signal,
-    });
+    const turn = startTurn(context);
     await agent.whenStarted;
     agent.stdout(line({ type: "system", subtype: "init", session_id: SESSION }));
     await vi.advanceTimersByTimeAsync(59_999);
@@ -149,12 +150,7 @@ describe("runTurn", () => {
       samples += 1;
       return busy;
     };
-    const turn = runTurn(context, {
-      prompt: "x",
-      resume: undefined,
-      firstTurn: true,
-      signal: new AbortController().signal,
-    });
+    const turn = startTurn(context);
     await agent.whenStarted;
     agent.stdout(line({ type: "system", subtype: "init", session_id: SESSION }));
     // A 4-minute silent generation: samples at 30 s (baseline), then one per minute.
@@ -178,12 +174,7 @@ describe("runTurn", () => {
       Date.now(),
     );
     agent.samples = [{ cpuMs: 3, ioBytes: 0, pids: [4242], costMs: 0.2 }];
-    const turn = runTurn(context, {
-      prompt: "x",
-      resume: undefined,
-      firstTurn: true,
-      signal: new AbortController().signal,
-    });
+    const turn = startTurn(context);
     await agent.whenStarted;
     agent.stdout(line({ type: "system", subtype: "init", session_id: SESSION }));
     await vi.advanceTimersByTimeAsync(59_999);
@@ -200,12 +191,7 @@ describe("runTurn", () => {
   it("waits out a tool call's own declared timeout plus the grace", async () => {
     vi.useFakeTimers({ now: 0 });
     const { agent, context } = setUp({}, () => Date.now());
-    const turn = runTurn(context, {
-      prompt: "x",
-      resume: SESSION,
-      firstTurn: true,
-      signal: new AbortController().signal,
-    });
+    const turn = startTurn(context, { resume: SESSION });
     await agent.whenStarted;
     expect(agent.started?.args).toEqual(["--print", "--resume", SESSION]);
     agent.stdout(
@@ -226,12 +212,7 @@ describe("runTurn", () => {
   it("ends as cancelled when its signal aborts, killing the agent", async () => {
     const { agent, context } = setUp();
     const controller = new AbortController();
-    const turn = runTurn(context, {
-      prompt: "x",
-      resume: undefined,
-      firstTurn: true,
-      signal: controller.signal,
-    });
+    const turn = startTurn(context, { signal: controller.signal });
     await agent.whenStarted;
     const reason: CancelReason = { kind: "turn", signal: "SIGINT" };
     controller.abort(reason);
@@ -246,12 +227,7 @@ describe("runTurn", () => {
 
   it("reports an exit without a result as abnormal, with the agent's last stderr line", async () => {
     const { agent, context, stderr } = setUp();
-    const turn = runTurn(context, {
-      prompt: "x",
-      resume: undefined,
-      firstTurn: true,
-      signal: new AbortController().signal,
-    });
+    const turn = startTurn(context);
     await agent.whenStarted;
     agent.stderr('{"type":"mirror"}\nError: stream closed unexpectedly\n');
     agent.exit({ code: 3, signal: null });
