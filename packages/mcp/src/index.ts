@@ -1,20 +1,14 @@
-export type {
-  ConfigUpdate,
-  McpServerEntry,
-  ProxyInvocation,
-  RewriteResult,
-  ServerStatus,
-} from "./config.js";
+export type { McpServerEntry, ProxyInvocation, RewriteResult, ServerStatus } from "./config.js";
 export {
   cursorConfigPaths,
   isWrapped,
-  McpConfigError,
-  readConfigFile,
   serverStatuses,
   unwrapConfig,
-  updateConfigFile,
   wrapConfig,
 } from "./config.js";
+export { McpConfigError } from "./config-error.js";
+export type { ConfigText, ConfigUpdate, UpdateOptions } from "./config-file.js";
+export { CONFIG_SIDE_FILES, readConfigFile, updateConfigFile } from "./config-file.js";
 export type { InvalidReason, JsonRpcId, Message } from "./jsonrpc.js";
 export {
   classify,

@@ -6,7 +6,12 @@ export { killTree } from "./kill-tree.js";
 export type { PtyModule } from "./load-pty.js";
 export { loadPty } from "./load-pty.js";
 export type { ProcessEntry } from "./process-tree.js";
-export { AGENT_TOKEN_VARIABLE, findAgentTree, processExists } from "./process-tree.js";
+export {
+  AGENT_TOKEN_VARIABLE,
+  findAgentTree,
+  processExists,
+  processStartTime,
+} from "./process-tree.js";
 export type {
   AgentProcess,
   ExitInfo,
