@@ -5,6 +5,13 @@ export type { KillStep, KillTreeOptions, KillTreeResult } from "./kill-tree.js";
 export { killTree } from "./kill-tree.js";
 export type { PtyModule } from "./load-pty.js";
 export { loadPty } from "./load-pty.js";
+export type {
+  ExitInfo,
+  GroupStopReport,
+  ProcessGroup,
+  ProcessGroupOptions,
+} from "./process-group.js";
+export { spawnProcessGroup } from "./process-group.js";
 export type { ProcessEntry } from "./process-tree.js";
 export {
   AGENT_TOKEN_VARIABLE,
@@ -14,7 +21,6 @@ export {
 } from "./process-tree.js";
 export type {
   AgentProcess,
-  ExitInfo,
   KillReport,
   PtySize,
   StartOptions,
