@@ -39,6 +39,7 @@ export interface McpOptions {
   requestTimeout?: string;
   toolTimeout?: string;
   initTimeout?: string;
+  maxRequestTime?: string;
   maxLine?: string;
   logDir?: string;
   config?: string;
@@ -62,8 +63,18 @@ function proxyFlags(options: McpOptions): string[] {
     durationOrOff(options.initTimeout, "--init-timeout");
     flags.push("--init-timeout", options.initTimeout);
   }
+  if (options.maxRequestTime !== undefined) {
+    durationOrOff(options.maxRequestTime, "--max-request-time");
+    flags.push("--max-request-time", options.maxRequestTime);
+  }
   return flags;
 }
+
+/**
+ * A proxy's log rotates past this size (the earlier part kept once): a proxy runs as long as
+ * Cursor does, and a chatty server must not fill the disk. 64 MiB holds about 200 000 messages.
+ */
+export const MCP_LOG_ROTATE_BYTES = 64 * 1024 * 1024;
 
 /** The proxy's log, or none (with one warning) when the log directory cannot be written: the server must still run. */
 function openProxyLog(
@@ -79,6 +90,8 @@ function openProxyLog(
       kind: "mcp",
       name: serverId,
       retentionMs: DEFAULT_RETENTION_MS,
+      rotateBytes: MCP_LOG_ROTATE_BYTES,
+      carry: { agent_token: env[AGENT_TOKEN_VARIABLE], server_id: serverId },
       console: { stream: io.stderr, level: "warn", skip: ["mcp_message"] },
     });
   } catch (error) {
@@ -125,6 +138,10 @@ async function proxyCommand(
       options.initTimeout === undefined
         ? MCP_DEFAULTS.initTimeoutMs
         : durationOrOff(options.initTimeout, "--init-timeout"),
+    maxRequestTimeMs:
+      options.maxRequestTime === undefined
+        ? MCP_DEFAULTS.maxRequestTimeMs
+        : durationOrOff(options.maxRequestTime, "--max-request-time"),
     toolTimeouts:
       options.toolTimeout === undefined
         ? {}
