@@ -45,12 +45,8 @@ describe("classifyLine", () => {
     const other = classifyLine(Buffer.from('{"jsonrpc":"2.0","id":9007199254740992,"result":1}'));
     expect(other).toMatchObject({ id: { key: "n:9007199254740992" } });
     // Both round to the same double; their keys and answers stay apart.
-    expect(JSON.parse(errorResponse(message.id, -32001, "late")).id).toBe(
-      9007199254740992,
-    );
-    expect(errorResponse(message.id, -32001, "late")).toContain(
-      '"id":9007199254740993,',
-    );
+    expect(JSON.parse(errorResponse(message.id, -32001, "late")).id).toBe(9007199254740992);
+    expect(errorResponse(message.id, -32001, "late")).toContain('"id":9007199254740993,');
   });
 
   it.each([
