@@ -384,6 +384,12 @@ describe("every secret form, however it is written (property)", () => {
     );
   });
 
+  it("leaves a value redacted already as it is", () => {
+    for (const text of ["--api-key=[REDACTED]", '{"password":"[REDACTED]"}', "token: [REDACTED]"]) {
+      expect(redact(text)).toBe(text);
+    }
+  });
+
   it("leaves names that only look like secrets alone", () => {
     const text = JSON.stringify({
       usage: { inputTokens: 1200, max_tokens: 4096, token_count: 7 },

@@ -159,6 +159,8 @@ function valueAt(text: string, at: number, afterColon: boolean): Found | undefin
     const open = match[0].startsWith("\\") ? 2 : 1;
     return { from: at + open, to: at + match[0].length - open, replacement: REPLACEMENT };
   }
+  // Redacted already (the CLI masks the values of secret flags itself).
+  if (text.startsWith(REPLACEMENT, at)) return undefined;
   BARE.lastIndex = at;
   const bare = BARE.exec(text);
   if (!bare || bare[0] === REPLACEMENT) return undefined;
