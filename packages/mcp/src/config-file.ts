@@ -163,6 +163,7 @@ export interface ConfigText {
   text: string;
   /** Its exact bytes. */
   bytes: Buffer;
+  /** Its text, parsed. */
   config: unknown;
 }
 

@@ -252,7 +252,10 @@ export function replaceFile(target: string, bytes: Uint8Array, options: ReplaceO
   syncDirectory(directory);
 }
 
-/** A file this process created exclusively, holding `content`; removed by `release()`. */
+/**
+ * Create `path` exclusively (`O_CREAT|O_EXCL|O_NOFOLLOW`: never an existing file, never through
+ * a link) holding `content`, written in full; throws `EEXIST` when something is there.
+ */
 export function createExclusive(path: string, content: string, mode = 0o600): void {
   const fd = openSync(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
   try {
