@@ -256,6 +256,23 @@ describe("startMcpProxy", () => {
     expect(steps).toEqual(["begin", "SIGTERM", "SIGKILL", "killed"]);
   });
 
+  it("answers a timed-out initialize, never cancels it, and ends non-zero with its server stopped", async () => {
+    const t = setUp(["--silent-initialize", "--keep-running"], {
+      initTimeoutMs: 300,
+      stdinCloseGraceMs: 200,
+      killGraceMs: 200,
+    });
+    t.send({ id: 0, method: "initialize", params: { protocolVersion: "2025-06-18" } });
+    expect(await t.waitFor((message) => message.id === 0)).toMatchObject({
+      error: { code: REQUEST_TIMEOUT_CODE, data: { method: "initialize", timeoutMs: 300 } },
+    });
+    const end = await t.proxy.done;
+    expect(end.exitCode).toBe(1);
+    expect(end.reason).toContain("initialize got no answer in time");
+    expect(isAlive(t.proxy.pid!)).toBe(false);
+    expect(t.serverMessages().map((message) => message.method)).toEqual(["initialize"]);
+  });
+
   it.runIf(process.platform === "linux")(
     "leaves no helper of a server that exits on its stdin's end: not in its group, not after setsid",
     async () => {

@@ -4,6 +4,7 @@
 // floods, one whose answer smuggles a second message. Options (arguments):
 //   --banner             print a banner line on stdout first (a common server bug)
 //   --keep-running       ignore stdin's end (only a signal stops it)
+//   --silent-initialize  never answer `initialize` (a server stuck starting up)
 //   --ignore-sigterm     ignore SIGTERM too (only SIGKILL stops it)
 //   --record <file>      append every message it reads, as JSON lines, for assertions
 //   --helpers <file>     start two helpers that outlive it unless killed: one in its process
@@ -143,6 +144,7 @@ function handle(request: Request): void {
   const id = request.id;
   switch (request.method) {
     case "initialize":
+      if (flag("--silent-initialize")) return;
       result(id, {
         protocolVersion: request.params?.protocolVersion ?? "2025-06-18",
         capabilities: { tools: {} },
