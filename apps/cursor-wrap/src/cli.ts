@@ -156,6 +156,10 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
     )
     .option("--tool-timeout <tool=duration,...>", "proxy: per tool (tools/call by name)")
     .option("--init-timeout <duration>", "proxy: time initialize has to be answered (default 60s)")
+    .option(
+      "--max-request-time <duration>",
+      "proxy: the most any request may take, progress or not (default 30m; off: none)",
+    )
     .option("--max-line <size>", "proxy: longer lines pass through unparsed (default 64MiB)")
     .option("--log-dir <dir>", "proxy: where its log goes (default: cursor-wrap's log directory)")
     .option("--original-without-args", "proxy: written by wrap (the original entry had no args)")
@@ -182,6 +186,7 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
           requestTimeout: value("request-timeout"),
           toolTimeout: value("tool-timeout"),
           initTimeout: value("init-timeout"),
+          maxRequestTime: value("max-request-time"),
           maxLine: value("max-line"),
           logDir: value("log-dir"),
           config: value("config"),

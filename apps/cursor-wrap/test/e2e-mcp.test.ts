@@ -3,12 +3,26 @@
 // Everything that works directly works through `cursor-wrap mcp proxy`; a hung call becomes an
 // error the client recovers from.
 
-import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fakeMcpServerBin, isAlive } from "@cursor-wrap/testkit";
+import {
+  canMountSmallFileSystem,
+  fakeMcpServerBin,
+  isAlive,
+  mountSmallFileSystem,
+  readPids,
+} from "@cursor-wrap/testkit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
@@ -304,6 +318,168 @@ describe("cursor-wrap mcp wrap, status and unwrap", () => {
     const unwrap = await run(["mcp", "unwrap", "--config", path], { defaults: false });
     expect(unwrap.code).toBe(0);
     expect(readFileSync(path, "utf8")).toBe(original);
+  });
+});
+
+describe("cursor-wrap mcp wrap on hostile checkouts and full disks", () => {
+  /** A project whose .cursor/mcp.json declares one server, and a file of the user's elsewhere. */
+  const project = () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-hostile-"));
+    const cursor = join(dir, "repo", ".cursor");
+    mkdirSync(cursor, { recursive: true });
+    const path = join(cursor, "mcp.json");
+    writeFileSync(path, '{"mcpServers":{"repo-server":{"command":"evil","args":["x"]}}}\n');
+    const global = join(dir, "home-mcp.json");
+    const mine = '{"mcpServers":{"mine":{"command":"my-server"}}}\n';
+    writeFileSync(global, mine);
+    return { path, global, mine, cursor };
+  };
+
+  it("refuses a shipped backup that links to the user's config: exit 1, one line, nothing written through it", async () => {
+    const { path, global, mine } = project();
+    symlinkSync(global, `${path}.cursor-wrap-backup`);
+    const result = await run(["mcp", "wrap", "--config", path], { defaults: false });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toContain("is a symbolic link, which cursor-wrap did not create");
+    expect(result.stderr).not.toContain("    at ");
+    expect(readFileSync(global, "utf8")).toBe(mine);
+  });
+
+  it("refuses a lock that is a FIFO or a config that is a directory, in one line, without hanging", async () => {
+    const { path, cursor } = project();
+    spawnSync("mkfifo", [`${path}.cursor-wrap-lock`]);
+    const fifo = await run(["mcp", "wrap", "--config", path], { defaults: false });
+    expect(fifo.code).toBe(1);
+    expect(fifo.stderr).toMatch(/^cursor-wrap: .*the lock .* is a FIFO \(named pipe\)[^\n]*\n$/);
+    const directory = join(cursor, "dir.json");
+    mkdirSync(directory);
+    const asDirectory = await run(["mcp", "status", "--config", directory], { defaults: false });
+    expect(asDirectory.code).toBe(1);
+    expect(asDirectory.stderr).toMatch(/^cursor-wrap: .*is a directory, not a config file\n$/);
+  });
+
+  // Mounting a tmpfs needs root (CI and these machines have it); where it is refused the
+  // scene of a full disk cannot be set, so the test is skipped.
+  it.skipIf(!canMountSmallFileSystem())(
+    "ends with one clear line and the config whole on a full disk",
+    async () => {
+      const small = mountSmallFileSystem(128 * 1024);
+      try {
+        const path = join(small.dir, "mcp.json");
+        const original = `${JSON.stringify(
+          {
+            mcpServers: Object.fromEntries(
+              Array.from({ length: 60 }, (_, index) => [
+                `s${index}`,
+                { command: "npx", args: ["-y", `@example/server-${"y".repeat(60)}-${index}`] },
+              ]),
+            ),
+          },
+          null,
+          2,
+        )}\n`;
+        writeFileSync(path, original);
+        small.fillLeaving(4_096 * 3);
+        const result = await run(["mcp", "wrap", "--config", path], { defaults: false });
+        expect(result.code).toBe(1);
+        expect(result.stderr).toMatch(
+          /^cursor-wrap: [^\n]*ENOSPC \(no space left on device\); nothing was changed\n$/,
+        );
+        expect(readFileSync(path, "utf8")).toBe(original);
+        expect(readdirSync(small.dir).filter((name) => name.includes(".tmp"))).toEqual([]);
+      } finally {
+        small.remove();
+      }
+    },
+  );
+
+  it("wraps a config that is a link at its target, and says so", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-dotfiles-"));
+    const real = join(dir, "dotfiles-mcp.json");
+    writeFileSync(real, `{"mcpServers":{"fake":{"command":"${process.execPath}"}}}\n`);
+    const link = join(dir, "mcp.json");
+    symlinkSync(real, link);
+    const result = await run(["mcp", "wrap", "--config", link], { defaults: false });
+    expect(result.code).toBe(0);
+    expect(result.stdout.toString()).toContain(`(a link: changed its target ${real})`);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(real, "utf8")).toContain('"proxy"');
+  });
+
+  it("wraps, shows escaped and unwraps servers named __proto__, --, -h and with escape sequences; unwrap gives the bytes back", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-names-"));
+    const path = join(dir, "mcp.json");
+    const server = (extra: string) =>
+      `{"command":${JSON.stringify(process.execPath)},"args":[${JSON.stringify(fakeMcpServerBin)}${extra}]}`;
+    // Odd formatting no serialiser reproduces, to check unwrap restores bytes, not a re-serialisation.
+    const original = `{ "mcpServers": {\n  "__proto__": ${server("")},\n  "--" : ${server("")},\n  "-h":${server(', "--banner"')},\n  "evil\\u001b]0;owned\\u0007": ${server("")}\n}}`;
+    writeFileSync(path, original);
+    const dry = await run(["mcp", "wrap", "--config", path, "--dry-run"], { defaults: false });
+    expect(dry.stdout.toString()).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
+    const wrapped = await run(["mcp", "wrap", "--config", path, "--max-request-time", "10m"], {
+      defaults: false,
+    });
+    expect(wrapped.code).toBe(0);
+    const said = wrapped.stdout.toString();
+    expect(said).toContain('wrapped __proto__, "--", "-h", "evil\\u001b]0;owned\\u0007"');
+    expect(said).not.toContain("\u001b");
+    const status = (
+      await run(["mcp", "status", "--config", path], { defaults: false })
+    ).stdout.toString();
+    expect(status).not.toContain("\u001b");
+    expect(status).toMatch(/"-h" +stdio +wrapped/);
+    // The entry named -h runs: its name reaches the proxy as one argument.
+    const entries = JSON.parse(readFileSync(path, "utf8")).mcpServers as Record<
+      string,
+      { command: string; args: string[] }
+    >;
+    expect(Object.keys(entries)).toEqual(["__proto__", "--", "-h", "evil\u001b]0;owned\u0007"]);
+    expect(entries["-h"]!.args).toContain("--max-request-time");
+    const logDir = mkdtempSync(join(tmpdir(), "mcp-e2e-"));
+    const { client } = await connect(entries["-h"]!.command, entries["-h"]!.args, {
+      CURSOR_WRAP_LOG_DIR: logDir,
+    });
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    await client.close();
+    const unwrap = await run(["mcp", "unwrap", "--config", path], { defaults: false });
+    expect(unwrap.code).toBe(0);
+    expect(readFileSync(path, "utf8")).toBe(original);
+  });
+});
+
+describe.runIf(process.platform === "linux")("a SIGKILLed mcp proxy", () => {
+  it("takes its server and the server's helpers with it, within the kill grace and a bound", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-sigkill-"));
+    const pidFile = join(dir, "helpers");
+    const proxy = spawn(
+      process.execPath,
+      [
+        CLI,
+        "mcp",
+        "proxy",
+        "--log-dir",
+        dir,
+        "--",
+        process.execPath,
+        fakeMcpServerBin,
+        "--keep-running",
+        "--helpers",
+        pidFile,
+      ],
+      { stdio: ["pipe", "pipe", "inherit"] },
+    );
+    await expect.poll(() => readPids(pidFile).length, { timeout: 20_000 }).toBe(3);
+    const pids = readPids(pidFile);
+    expect(pids.every(isAlive)).toBe(true);
+    const killedAt = performance.now();
+    proxy.kill("SIGKILL");
+    await new Promise((resolve) => proxy.once("exit", resolve));
+    // The default kill grace (2 s) and a second, with room for a loaded machine.
+    await expect.poll(() => pids.filter(isAlive), { timeout: 20_000, interval: 50 }).toEqual([]);
+    console.log(
+      `server tree gone ${Math.round(performance.now() - killedAt)} ms after the proxy's SIGKILL`,
+    );
   });
 });
 

@@ -37,6 +37,8 @@ export interface DurableFile {
   /** A write or fsync failed: records are missing. */
   readonly incomplete: boolean;
   readonly failedWrites: number;
+  /** Bytes written to it. */
+  readonly size: number;
   /** Write whole records with one system call. */
   write(parts: readonly Buffer[]): void;
   /** fsync now (urgent records: verdicts, kills, the end). */
@@ -145,6 +147,9 @@ export function createDurableFile(options: DurableFileOptions): DurableFile {
     },
     get failedWrites() {
       return failedWrites;
+    },
+    get size() {
+      return size;
     },
 
     write(parts) {

@@ -1,7 +1,10 @@
 import { basename } from "node:path";
 
-/** Markers in a log file's name: `flagged` (hang, linger, budget, error), `incomplete` (writes failed). */
-export type LogTag = "flagged" | "incomplete";
+/**
+ * Markers in a log file's name: `flagged` (hang, linger, budget, error), `incomplete` (writes
+ * failed), `rotated` (the earlier part of a log that grew past its size limit).
+ */
+export type LogTag = "flagged" | "incomplete" | "rotated";
 
 /** What a log records: a cursor-wrap session, or one MCP proxy (`cursor-wrap mcp proxy`). */
 export type LogKind = "session" | "mcp";
@@ -18,10 +21,10 @@ export interface LogFileName {
 }
 
 const PATTERN =
-  /^cursor-wrap-(?:(mcp)-)?(\d{4})-(\d{2})-(\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z-(.+?)((?:\.flagged|\.incomplete)*)\.jsonl$/;
+  /^cursor-wrap-(?:(mcp)-)?(\d{4})-(\d{2})-(\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z-(.+?)((?:\.flagged|\.incomplete|\.rotated)*)\.jsonl$/;
 
 /**
- * `cursor-wrap-<start>-<session>[.flagged][.incomplete].jsonl` (an MCP proxy's log:
+ * `cursor-wrap-<start>-<session>[.flagged][.incomplete][.rotated].jsonl` (an MCP proxy's log:
  * `cursor-wrap-mcp-<start>-<server>…`), start as `2026-11-22T12-05-01-123Z`.
  */
 export function logFileName(name: LogFileName): string {

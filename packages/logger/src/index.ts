@@ -9,7 +9,7 @@ export { logEntryEvent } from "./raw-record.js";
 export type { McpLogSummary, SessionSummary } from "./read-logs.js";
 export { listMcpLogs, listSessions, readSessionLog } from "./read-logs.js";
 export type { LineRedactor } from "./redact.js";
-export { createLineRedactor, redact, redactJsonValue } from "./redact.js";
+export { createLineRedactor, isSecretName, redact, redactJsonValue } from "./redact.js";
 export type { PruneOptions } from "./retention.js";
 export { DEFAULT_RETENTION_MS, pruneLogs } from "./retention.js";
 export type { Fields, SessionEnd, SessionLog, SessionLogOptions } from "./session-log.js";

@@ -10,6 +10,112 @@ import {
   redactJsonValue,
 } from "./redact.js";
 
+/**
+ * The forms added for the MCP logs and every other (README "Secrets in logs"): name, text,
+ * the text redacted, and the part of it that must never be in a log.
+ */
+const FORMS: Array<[string, string, string, string]> = [
+  [
+    "URL credentials",
+    "postgres://admin:s3cretPass0123456789@db.example.com:5432/app",
+    "postgres://admin:[REDACTED]@db.example.com:5432/app",
+    "s3cretPass",
+  ],
+  ["password=", "DB_PASSWORD=hunter2-0123456789", "DB_PASSWORD=[REDACTED]", "hunter2"],
+  [
+    "password in a query string",
+    "https://x.example/login?user=a&password=hunter2-0123456789&next=1",
+    "https://x.example/login?user=a&password=[REDACTED]&next=1",
+    "hunter2",
+  ],
+  [
+    "--password value",
+    "mysql --password hunter2-0123456789 -u root",
+    "mysql --password [REDACTED] -u root",
+    "hunter2",
+  ],
+  ["--token=", "tool --token=tok0123456789abcdef", "tool --token=[REDACTED]", "tok0123456789"],
+  ["password: in YAML", "password: hunter2-0123456789", "password: [REDACTED]", "hunter2"],
+  [
+    "JWT",
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    "[REDACTED]",
+    "SflKxwRJSMeKKF2QT4fw",
+  ],
+  [
+    "AWS secret access key",
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY0123456789",
+    "aws_secret_access_key = [REDACTED]",
+    "wJalrXUtnFEMI",
+  ],
+  ["AWS temporary access key id", "ASIAIOSFODNN7EXAMPLE", "[REDACTED]", "IOSFODNN7EXAMPLE"],
+  ["Google API key", "AIzaSyA-1234567890abcdefghijklmnopqrstu", "[REDACTED]", "SyA-1234567890"],
+  ["GitLab token", "glpat-AbCdEf0123456789xYzW", "[REDACTED]", "AbCdEf0123456789"],
+  ["npm token", "npm_AbCdEf0123456789AbCdEf0123456789AbCd", "[REDACTED]", "AbCdEf0123456789"],
+  ["Slack app token", "xapp-1-A0123456789-0123456789012-abcdef", "[REDACTED]", "A0123456789"],
+  [
+    "Slack webhook",
+    "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXX0123456789",
+    "https://hooks.slack.com/services/[REDACTED]",
+    "T00000000",
+  ],
+  ["Stripe secret key", "sk_live_4eC39HqLyjWDarjtT1zdp7dc0123456789", "[REDACTED]", "4eC39HqLyjWD"],
+  [
+    "Stripe restricted key",
+    "rk_test_4eC39HqLyjWDarjtT1zdp7dc0123456789",
+    "[REDACTED]",
+    "4eC39HqLyjWD",
+  ],
+  [
+    "Stripe webhook secret",
+    "whsec_AbCdEf0123456789AbCdEf0123456789",
+    "[REDACTED]",
+    "AbCdEf0123456789",
+  ],
+  [
+    "Azure storage connection string",
+    "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;EndpointSuffix=core.windows.net",
+    "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=[REDACTED];EndpointSuffix=core.windows.net",
+    "Eby8vdM02xNOcqFlqUwJ",
+  ],
+  [
+    "Azure Service Bus key",
+    "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey=AbCdEf0123456789AbCdEf0123456789AbCdEf01234=",
+    "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey=[REDACTED]",
+    "AbCdEf0123456789",
+  ],
+  [
+    "Azure SAS signature",
+    "https://acct.blob.core.windows.net/c/b?sv=2022-11-02&sr=b&sp=r&sig=AbCdEf0123456789%2BXyZ%3D",
+    "https://acct.blob.core.windows.net/c/b?sv=2022-11-02&sr=b&sp=r&sig=[REDACTED]",
+    "AbCdEf0123456789",
+  ],
+  [
+    "Azure AD client secret",
+    "abc8Q~AbCdEfGhIjKlMnOpQrStUvWxYz0123456",
+    "[REDACTED]",
+    "AbCdEfGhIjKlMnOp",
+  ],
+  [
+    "Google OAuth client secret",
+    "GOCSPX-AbCdEf0123456789AbCdEf01234",
+    "[REDACTED]",
+    "AbCdEf0123456789",
+  ],
+  [
+    "Google OAuth access token",
+    "ya29.a0AfH6SMBxAbCdEf0123456789",
+    "[REDACTED]",
+    "AbCdEf0123456789",
+  ],
+  [
+    "GCP service account key",
+    '"private_key_id": "deadbeef", "private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADAN0123456789\n-----END PRIVATE KEY-----\n"',
+    '"private_key_id": "deadbeef", "private_key": "[REDACTED]"',
+    "MIIEvQIBADAN",
+  ],
+];
+
 const SECRETS: Array<[string, string, string]> = [
   ["OpenAI key", "sk-proj-AbCdEf0123456789AbCdEf0123", "[REDACTED]"],
   ["Anthropic key", "sk-ant-api03-AbCdEf0123456789_xyz", "[REDACTED]"],
@@ -56,6 +162,7 @@ const SECRETS: Array<[string, string, string]> = [
     "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1\nabc=\n-----END RSA PRIVATE KEY-----",
     "[REDACTED]",
   ],
+  ...FORMS.map(([name, text, redacted]): [string, string, string] => [name, text, redacted]),
 ];
 
 describe("redact", () => {
@@ -189,5 +296,109 @@ describe("the raw records, redacted as a reader would see them", () => {
       "[REDACTED]",
     ]);
     expect(records[0]).toMatchObject({ msg: "agent_stderr", stream: "stderr", level: 40 });
+  });
+});
+
+describe("every secret form, however it is written (property)", () => {
+  const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
+  const form = fc.constantFrom(...FORMS);
+  // Text around a secret that is not a word character (or it would be part of a word).
+  const around = fc.string({ maxLength: 20 }).map((text) => ` ${text.replace(/[\\\n]/g, " ")} `);
+  const rawRecord = (line: string) => {
+    const encoder = createRawRecordEncoder({ now: () => 1, redact: true });
+    return Buffer.concat(encoder.encode(parseLine(`${line}\n`))).toString("utf8");
+  };
+  /** JSON text of a string whose first character of the secret is written as a \u escape. */
+  const escapedString = (before: string, secret: string, after: string): string => {
+    const code = secret.charCodeAt(0).toString(16).padStart(4, "0");
+    return `${JSON.stringify(before).slice(0, -1)}\\u${code}${JSON.stringify(secret.slice(1)).slice(1, -1)}${JSON.stringify(after).slice(1)}`;
+  };
+
+  it("finds each form escaped inside a JSON string of an agent line", () => {
+    fc.assert(
+      fc.property(form, around, around, ([, secret, , leak], before, after) => {
+        const line = `{"type":"tool_call","output":${escapedString(before, secret, after)}}`;
+        expect(() => JSON.parse(line)).not.toThrow();
+        const record = rawRecord(line);
+        expect(() => JSON.parse(record)).not.toThrow();
+        expect(record).not.toContain(leak);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("finds each form coloured, in a log record and in an agent line", () => {
+    fc.assert(
+      fc.property(
+        form,
+        fc.constantFrom("\u001b[31m", "\u001b[1;33m", "\u001b[0m"),
+        ([, secret, , leak], colour) => {
+          const coloured = `${colour}${secret}\u001b[0m`;
+          const record = redact(
+            JSON.stringify({ level: 30, msg: "mcp_invalid_line", head: coloured }),
+          );
+          expect(() => JSON.parse(record)).not.toThrow();
+          expect(record).not.toContain(leak);
+          expect(redact(coloured)).not.toContain(leak);
+          expect(rawRecord(JSON.stringify({ type: "assistant", text: coloured }))).not.toContain(
+            leak,
+          );
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  // A secret given under a name can come split over JSON strings: the name in one, the value
+  // in the next (an args array, an object).
+  const SPLIT: Array<[name: string, value: string]> = [
+    ["--password", "hunter2-0123456789"],
+    ["--token", "tok0123456789abcdef"],
+    ["--api-key", "key0123456789abcdef"],
+    ["--client-secret", "sec0123456789abcdef"],
+  ];
+  const KEYS = ["password", "apiKey", "DB_PASSWORD", "client_secret", "AccountKey", "auth-token"];
+
+  it("finds a secret split over JSON strings: a flag and its value, a key and its value", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...SPLIT),
+        fc.constantFrom(...KEYS),
+        fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }),
+        ([flag, value], key, others) => {
+          const args = [...others, flag, value, ...others];
+          const record = redact(JSON.stringify({ level: 30, msg: "mcp_proxy_start", args }));
+          expect(() => JSON.parse(record)).not.toThrow();
+          expect(record).not.toContain(value);
+          // Nested in a string (a log line's head holding JSON): escaped quotes around both.
+          const nested = redact(JSON.stringify({ head: JSON.stringify({ args, [key]: value }) }));
+          expect(() => JSON.parse(nested)).not.toThrow();
+          expect(nested).not.toContain(value);
+          // An agent line, redacted on its decoded value.
+          const raw = rawRecord(JSON.stringify({ type: "tool_call", args, env: { [key]: value } }));
+          expect(raw).not.toContain(value);
+          expect(JSON.parse(raw).raw.env[key]).toBe("[REDACTED]");
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("leaves a value redacted already as it is", () => {
+    for (const text of ["--api-key=[REDACTED]", '{"password":"[REDACTED]"}', "token: [REDACTED]"]) {
+      expect(redact(text)).toBe(text);
+    }
+  });
+
+  it("leaves names that only look like secrets alone", () => {
+    const text = JSON.stringify({
+      usage: { inputTokens: 1200, max_tokens: 4096, token_count: 7 },
+      text: "the tokens were counted; bypass=true; PWD=/home/me; progress: 3",
+      token: null,
+      secret: 12,
+      agent_token: "0b6e8c1e-2a4f-4c7e-9d1a-5f3b2c1d0e9f",
+      params: { _meta: { progressToken: "p7" }, nextPageToken: "page-2" },
+    });
+    expect(redact(text)).toBe(text);
   });
 });

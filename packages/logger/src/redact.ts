@@ -1,68 +1,230 @@
-// Secrets that must not reach the file log (R-LOG6). One pass over the text finds candidates
-// (a literal prefix every secret starts with); only at a candidate is the secret's own pattern
-// tried, anchored there. Ordinary text (`mask-`, `task-`, CSS) costs that one pass.
+// Secrets that must not reach the file log (R-LOG6). One pass of ONE regex over the text finds
+// candidates (a literal every secret, or the name it is given under, contains); only at a
+// candidate is the secret's own rule tried, anchored there. Ordinary text (`mask-`, `task-`,
+// CSS) costs that one pass; the same regex is the pre-check of the session log's hot path.
 //
-// Every pattern matches only characters that need no escaping inside a JSON string (a PEM key
-// block spans whole escape sequences), so redacting serialized JSON keeps it valid. Raw agent
-// lines are redacted on their decoded strings (see `redactJsonValue`), so an escaped form
-// (`\u0073k-…`) is seen as a reader of the log would see it.
+// Every rule replaces only characters that need no escaping inside a JSON string, or whole
+// escape sequences (a quoted value, a PEM key block), so redacting serialized JSON keeps it
+// valid. Raw agent lines are redacted on their decoded strings (see `redactJsonValue`), so an
+// escaped form (`\u0073k-…`) is seen as a reader of the log would see it.
+//
+// The forms, and where each is documented, are listed in the README ("Secrets in logs").
 
 const REPLACEMENT = "[REDACTED]";
 
-// Prefixes of secrets, and of the keys and flags whose values are secrets.
-const CANDIDATE =
-  /sk-|gh[pousr]_|github_pat_|AKIA|xox[abposr]-|bearer|-----BEGIN|CURSOR_API_KEY|--api-key|--auth-token/gi;
-const ANY_CANDIDATE = new RegExp(CANDIDATE.source, "i");
+// The candidates, written for speed: one regex, case-sensitive (every token below has one case;
+// the words are given in the three cases they are written in), grouped so that clean text is
+// turned down at a glance. A secret's name counts only with what gives it a value after it: `=`,
+// `:` (a quoted name too), or for a flag a space or the next string of a JSON array.
+const SEPARATOR = `\\\\?["']?[ \\t]*[=:]|[ \\t]|\\\\?"[ \\t]*,`;
+const NAMES = [
+  "[Pp]assw(?:or)?d|PASSW(?:OR)?D",
+  "[Pp]assphrase|PASSPHRASE",
+  "[Ss]ecret|SECRET",
+  "[Tt]oken|TOKEN",
+  "[Cc]redentials?|CREDENTIALS?",
+  "[Aa]pi[_-]?[Kk]ey|API[_-]?KEY|apikey",
+  "[Aa]ccess[_-]?[Kk]ey|ACCESS[_-]?KEY",
+  "[Pp]rivate[_-]?[Kk]ey|PRIVATE[_-]?KEY",
+  "[Aa]ccount[Kk]ey|ACCOUNTKEY",
+  "sig",
+].join("|");
 
-// Keys whose (string) values are secrets, in JSON objects the agent prints.
-const SECRET_KEY =
-  /^(?:CURSOR_API_KEY|api[_-]?key|apikey|auth[_-]?token|authtoken|access[_-]?token|password|passwd|secret|client[_-]?secret)$/i;
-const ANY_SECRET_KEY = /api[_-]?key|apikey|auth[_-]?token|authtoken|access[_-]?token|passw|secret/i;
+// Literal prefixes of secrets with a shape of their own, and `://` for credentials in URLs.
+const PREFIXES = [
+  "sk-",
+  "[sr]k_(?:live|test)_",
+  "whsec_",
+  "gh[pousr]_",
+  "github_pat_",
+  "A(?:KIA|SIA|Iza)",
+  "xox[abposr]-",
+  "xapp-",
+  "hooks\\.slack\\.com/services/",
+  "[Bb]earer|BEARER",
+  "-----BEGIN",
+  "eyJ",
+  "gl(?:pat|dt|rt|ptt|cbt|soat)-",
+  "npm_",
+  "GOCSPX-",
+  "ya29\\.",
+  "1//0",
+  "[0-9]Q~",
+  "://",
+].join("|");
 
-/** How a secret continues from its prefix: a sticky pattern, and what replaces a match. */
-interface Rule {
-  pattern: RegExp;
-  /** The replacement; `$1` keeps a label such as `Bearer `. */
+/** The one candidate regex: the scan (global) and, with `\\u`, the pre-check. */
+const CANDIDATE = new RegExp(`(?:${PREFIXES})|(?:(?:${NAMES})(?:${SEPARATOR}))`, "g");
+// `\u` escapes can spell any of the above (`\u0073k-`): a raw JSON line holding one must be
+// looked at decoded. One regex for the whole pre-check, so clean text costs one search.
+const PRECHECK = new RegExp(`${CANDIDATE.source}|\\\\u`);
+const NAME_WORD = /^(?:passw|passphrase|secret|token|credential|api|access|private|account|sig)/i;
+
+/** A secret found at a candidate: the span replaced, and the text that replaces it. */
+interface Found {
+  from: number;
+  to: number;
   replacement: string;
-  /** Case-sensitive prefix check (the candidate scan ignores case). */
-  prefix?: RegExp;
 }
 
-const RULES: Array<[test: (candidate: string) => boolean, rule: Rule]> = [
-  [(c) => c === "sk-", { pattern: /sk-[A-Za-z0-9_-]{16,}/y, replacement: REPLACEMENT }],
-  [
-    (c) => /^gh[pousr]_$/.test(c),
-    { pattern: /gh[pousr]_[A-Za-z0-9]{20,}/y, replacement: REPLACEMENT },
-  ],
-  [
-    (c) => c === "github_pat_",
-    { pattern: /github_pat_[A-Za-z0-9_]{20,}/y, replacement: REPLACEMENT },
-  ],
-  [(c) => c === "AKIA", { pattern: /AKIA[0-9A-Z]{16}(?![0-9A-Z])/y, replacement: REPLACEMENT }],
-  [
-    (c) => /^xox[abposr]-$/.test(c),
-    { pattern: /xox[abposr]-[A-Za-z0-9-]{10,}/y, replacement: REPLACEMENT },
-  ],
-  [
-    (c) => c.toLowerCase() === "bearer",
-    { pattern: /(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/iy, replacement: `$1${REPLACEMENT}` },
-  ],
-  [
-    (c) => c === "CURSOR_API_KEY",
-    {
-      // `CURSOR_API_KEY=v`, `="v"`, `='v'`, `"CURSOR_API_KEY": "v"`, also JSON-escaped (`\"`).
-      pattern: /(CURSOR_API_KEY(?:\\?["'])?\s*[=:]\s*(?:\\?["'])?)[^\s"'\\,;}]+/y,
-      replacement: `$1${REPLACEMENT}`,
-    },
-  ],
-  [
-    (c) => c === "--api-key" || c === "--auth-token",
-    {
-      pattern: /(--(?:api-key|auth-token)(?:=|\s+)(?:\\?["'])?)[^\s"'\\]+/y,
-      replacement: `$1${REPLACEMENT}`,
-    },
-  ],
+/** How a secret with a shape of its own continues from its prefix (sticky, at the prefix). */
+const SHAPED: Array<[test: RegExp, pattern: RegExp, replacement?: string]> = [
+  // OpenAI, Anthropic and other `sk-` keys.
+  [/^sk-$/, /sk-[A-Za-z0-9_-]{16,}/y],
+  // Stripe secret and restricted keys, and webhook signing secrets.
+  [/^[sr]k_(?:live|test)_$/, /[sr]k_(?:live|test)_[0-9A-Za-z]{10,}/y],
+  [/^whsec_$/, /whsec_[A-Za-z0-9+/=]{20,}/y],
+  // GitHub tokens (classic, OAuth, user-to-server, server-to-server, refresh) and fine-grained.
+  [/^gh[pousr]_$/, /gh[pousr]_[A-Za-z0-9]{20,}/y],
+  [/^github_pat_$/, /github_pat_[A-Za-z0-9_]{20,}/y],
+  // AWS access key ids (long-term and temporary).
+  [/^(?:AKIA|ASIA)$/, /(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])/y],
+  // Slack bot, user, app-level tokens and incoming-webhook URLs.
+  [/^xox[abposr]-$/, /xox[abposr]-[A-Za-z0-9-]{10,}/y],
+  [/^xapp-$/, /xapp-[A-Za-z0-9-]{10,}/y],
+  [/^hooks\.slack\.com\/services\/$/i, /(hooks\.slack\.com\/services\/)[A-Za-z0-9/_-]{8,}/iy, "$1"],
+  // `Authorization: Bearer …` (any case).
+  [/^bearer$/i, /(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/iy, "$1"],
+  // JSON Web Tokens: a header that decodes to `{"`, a payload, a signature (maybe empty).
+  [/^eyJ$/, /eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/y],
+  // Google API keys.
+  [/^AIza$/, /AIza[0-9A-Za-z_-]{35}/y],
+  // GitLab personal, deploy, runner, trigger, CI-job and service-account tokens.
+  [/^gl(?:pat|dt|rt|ptt|cbt|soat)-$/, /gl(?:pat|dt|rt|ptt|cbt|soat)-[0-9A-Za-z_-]{20,}/y],
+  // npm access tokens.
+  [/^npm_$/, /npm_[A-Za-z0-9]{36}/y],
+  // Google OAuth client secrets, access tokens and refresh tokens.
+  [/^GOCSPX-$/, /GOCSPX-[A-Za-z0-9_-]{20,}/y],
+  [/^ya29\.$/, /ya29\.[0-9A-Za-z_-]{20,}/y],
+  [/^1\/\/0$/, /1\/\/0[0-9A-Za-z_-]{30,}/y],
 ];
+
+/**
+ * The name words that end a secret's name: the last part of `DB_PASSWORD`, `apiKey`,
+ * `client-secret`, `AWS_SECRET_ACCESS_KEY`, `AccountKey`, `--auth-token`.
+ */
+const SECRET_NAME =
+  /(?:password|passwd|passphrase|secret|token|credentials?|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|account[_-]?key)$/i;
+
+/**
+ * Names that end like a secret's but hold none: cursor-wrap's own run token (which ties logs
+ * together), MCP progress tokens, pagination and cancellation tokens.
+ */
+const NOT_SECRET_NAME =
+  /(?:^|_)agent_token$|^(?:progress|(?:next)?page|continuation|cancellation)[_-]?token$/i;
+
+/** Whether a name (an object key, an env variable, a flag) says its value is a secret. */
+export function isSecretName(name: string): boolean {
+  const bare = name.replace(/^-{1,2}/, "");
+  if (/^sig$/i.test(bare)) return true;
+  if (NOT_SECRET_NAME.test(bare)) return false;
+  const match = SECRET_NAME.exec(bare);
+  if (!match) return false;
+  if (match.index === 0) return true;
+  // The word must be a part of the name of its own: `DB_PASSWORD`, `apiToken`, not `bypassword`.
+  const before = bare[match.index - 1]!;
+  const first = bare[match.index]!;
+  if (!/[A-Za-z]/.test(before)) return true;
+  return /[a-z]/.test(before) && /[A-Z]/.test(first);
+}
+
+const NAME_CHARACTER = /[A-Za-z0-9_.-]/;
+// A colour code right before a name (`ESC[1mpassword=`): it is not part of the name.
+const COLOUR_BEFORE = /(?:\u001b|\\u001b|\\x1b)\[[0-9;]*m(?=[A-Za-z0-9_.-]*$)/i;
+
+// After a secret's name: how its value follows. `\\?["']` is a quote, maybe JSON-escaped.
+const AFTER_NAME_EQUALS = /(\\?["'])?[ \t]*=[ \t]*/y;
+const AFTER_NAME_COLON = /(\\?["'])?[ \t]*:[ \t]*/y;
+// A flag's value: after spaces, or in the next string of a JSON array (`"--token","v"`).
+const AFTER_FLAG = /(?:[ \t]+|\\?"[ \t]*,[ \t]*(?=\\?"))/y;
+// Values: quoted (the whole quoted text, escapes and all) or bare (up to a delimiter).
+const QUOTED_DOUBLE = /"((?:[^"\\]|\\.)*)"/y;
+const QUOTED_ESCAPED = /\\"((?:[^"\\]|\\\\|\\[^"\\])*)\\"/y;
+const QUOTED_SINGLE = /'([^'\\\n]*)'/y;
+const BARE = /[^\s"'\\,;&)}\]<>|\u001b]+/y;
+// A bare value after a colon that is a JSON literal, a number, or code (a type annotation such
+// as `password: string;`, an object or a call) is not a secret's text.
+const NOT_A_VALUE =
+  /^(?:true|false|null|-?\d|[{[(]|(?:string|number|boolean|any|unknown|never|object|void|undefined|bigint|symbol)\b)/;
+const CODE_AFTER = /^[ \t]*[;)|<>=?[]/;
+const TYPE_NAME = /^[A-Z][a-z][A-Za-z0-9]*$/;
+
+/** The value of a secret that starts at `at`: its span (quotes kept) or undefined. */
+function valueAt(text: string, at: number, afterColon: boolean): Found | undefined {
+  for (const quoted of [QUOTED_ESCAPED, QUOTED_DOUBLE, QUOTED_SINGLE]) {
+    quoted.lastIndex = at;
+    const match = quoted.exec(text);
+    if (!match) continue;
+    if (match[1] === "" || match[1] === REPLACEMENT) return undefined;
+    const open = match[0].startsWith("\\") ? 2 : 1;
+    return { from: at + open, to: at + match[0].length - open, replacement: REPLACEMENT };
+  }
+  // Redacted already (the CLI masks the values of secret flags itself).
+  if (text.startsWith(REPLACEMENT, at)) return undefined;
+  BARE.lastIndex = at;
+  const bare = BARE.exec(text);
+  if (!bare || bare[0] === REPLACEMENT) return undefined;
+  if (afterColon) {
+    // A type annotation (`credentials: RequestCredentials;`) is code, not a secret's text.
+    const after = text.slice(at + bare[0].length, at + bare[0].length + 8);
+    if (NOT_A_VALUE.test(bare[0]) || (TYPE_NAME.test(bare[0]) && CODE_AFTER.test(after))) {
+      return undefined;
+    }
+  }
+  return { from: at, to: at + bare[0].length, replacement: REPLACEMENT };
+}
+
+/** A secret given under a name (`PASSWORD=…`, `"token": "…"`, `--api-key …`) at a name word. */
+function namedSecret(text: string, index: number): Found | undefined {
+  let start = index;
+  while (start > 0 && index - start < 64 && NAME_CHARACTER.test(text[start - 1]!)) start -= 1;
+  // A JSON escape right before the name (`\n--token`) is not part of it.
+  if (start > 0 && text[start - 1] === "\\" && /[nrtbf]/.test(text[start]!)) start += 1;
+  const windowStart = Math.max(0, start - 12);
+  const colour = COLOUR_BEFORE.exec(text.slice(windowStart, index));
+  if (colour) start = Math.max(start, windowStart + colour.index + colour[0].length);
+  let end = index;
+  while (end < text.length && end - index < 48 && /[A-Za-z0-9_-]/.test(text[end]!)) end += 1;
+  const name = text.slice(start, end);
+  if (!isSecretName(name)) return undefined;
+  AFTER_NAME_EQUALS.lastIndex = end;
+  let separator = AFTER_NAME_EQUALS.exec(text);
+  let afterColon = false;
+  if (!separator && !name.startsWith("-")) {
+    AFTER_NAME_COLON.lastIndex = end;
+    separator = AFTER_NAME_COLON.exec(text);
+    afterColon = separator !== null;
+  }
+  if (!separator && name.startsWith("--")) {
+    AFTER_FLAG.lastIndex = end;
+    separator = AFTER_FLAG.exec(text);
+  }
+  if (!separator) return undefined;
+  // The closing quote of a quoted name is part of the separator, not of the value.
+  return valueAt(text, end + separator[0].length, afterColon);
+}
+
+/** `scheme://user:password@host`: the password. */
+function urlCredentials(text: string, index: number): Found | undefined {
+  const credentials = /([^\s/@:"'\\]*):([^\s/@"'\\]+)@/y;
+  credentials.lastIndex = index + 3;
+  const match = credentials.exec(text);
+  if (!match || match[2] === REPLACEMENT) return undefined;
+  const from = index + 3 + match[1]!.length + 1;
+  return { from, to: from + match[2]!.length, replacement: REPLACEMENT };
+}
+
+/** Azure AD (Entra ID) client secrets: three characters, a digit, `Q~`, then 31 to 34 more. */
+function azureClientSecret(text: string, index: number): Found | undefined {
+  // The candidate is the digit: the secret begins three characters before it.
+  const start = index - 3;
+  if (start < 0) return undefined;
+  const secret = /[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])/y;
+  secret.lastIndex = start;
+  const match = secret.exec(text);
+  if (!match || !atBoundary(text, start)) return undefined;
+  return { from: start, to: start + match[0].length, replacement: REPLACEMENT };
+}
 
 const PEM_BEGIN = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----/y;
 const PEM_END = /-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----/g;
@@ -84,9 +246,26 @@ function atBoundary(text: string, index: number): boolean {
   return /(?:\u001b|\\u001b|\\x1b)\[[0-9;]*m$/i.test(text.slice(Math.max(0, index - 20), index));
 }
 
-/** Whether `text` may contain a secret (one search; most text has no candidate at all). */
+/** The secret at a candidate, if there is one. */
+function secretAt(text: string, index: number, candidate: string): Found | undefined {
+  if (candidate === "://") return urlCredentials(text, index);
+  if (candidate.endsWith("Q~")) return azureClientSecret(text, index);
+  if (NAME_WORD.test(candidate)) return namedSecret(text, index);
+  if (!atBoundary(text, index)) return undefined;
+  for (const [test, pattern, replacement] of SHAPED) {
+    if (!test.test(candidate)) continue;
+    pattern.lastIndex = index;
+    const match = pattern.exec(text);
+    if (!match) return undefined;
+    const kept = replacement === undefined ? "" : (match[1] ?? "");
+    return { from: index + kept.length, to: index + match[0].length, replacement: REPLACEMENT };
+  }
+  return undefined;
+}
+
+/** Whether `text` may contain a secret (one search of one regex; most text has no candidate). */
 export function mayContainSecret(text: string): boolean {
-  return ANY_CANDIDATE.test(text);
+  return PRECHECK.test(text);
 }
 
 /** What redacting one piece of text found. */
@@ -129,23 +308,20 @@ function redactWithState(text: string, inKey: boolean): Redacted {
       CANDIDATE.lastIndex = last;
       continue;
     }
-    if (!atBoundary(text, index)) continue;
-    const rule = RULES.find(([test]) => test(candidate))?.[1];
-    if (!rule) continue;
-    rule.pattern.lastIndex = index;
-    const secret = rule.pattern.exec(text);
-    if (!secret) continue;
-    out += text.slice(last, index) + rule.replacement.replace("$1", secret[1] ?? "");
-    last = index + secret[0].length;
-    CANDIDATE.lastIndex = last;
+    const found = secretAt(text, index, candidate);
+    if (!found || found.from < last) continue;
+    out += text.slice(last, found.from) + found.replacement;
+    last = found.to;
+    CANDIDATE.lastIndex = Math.max(last, index + candidate.length);
   }
   return { text: last === 0 ? text : out + text.slice(last), openKey };
 }
 
 /**
- * Replace API keys, tokens and private keys in `text` with `[REDACTED]`: `sk-…`, GitHub and
- * Slack tokens, AWS keys, `Bearer …` (any case), PEM private keys, `CURSOR_API_KEY=…` (quoted
- * or not), `--api-key`/`--auth-token` values. Text without a candidate comes back as it was.
+ * Replace secrets in `text` with `[REDACTED]` (every form in the README's list: API keys and
+ * tokens by their shape, JWTs, PEM private keys, credentials in URLs, and values given under
+ * a secret's name such as `PASSWORD=…`, `"apiKey": "…"` or `--token …`). Text without a
+ * candidate comes back as it was.
  */
 export function redact(text: string): string {
   if (!mayContainSecret(text)) return text;
@@ -175,8 +351,10 @@ export function createLineRedactor(): LineRedactor {
 
 // A secret cut off at the end of a text (the 4 KiB head of an oversize line): its prefix is
 // there, the rest is not, so the rules above cannot recognise it.
-const CUT_SECRET =
-  /(sk-|gh[pousr]_|github_pat_|AKIA|xox[abposr]-|bearer\s+|CURSOR_API_KEY\S{0,4}|--(?:api-key|auth-token)[= ])[A-Za-z0-9._~+/=-]*$/i;
+const CUT_SECRET = new RegExp(
+  `(${PREFIXES.replace("|://", "").replace("|[0-9]Q~", "")}|bearer\\s+|(?:password|passwd|secret|token|key)\\S{0,4}[=:]\\s*\\\\?["']?|--(?:[a-z-]*)(?:password|token|secret|key)[= ])[A-Za-z0-9._~+/=-]*$`,
+  "i",
+);
 
 /** Redact a text that was cut off: also a secret that runs past its end. */
 export function redactCut(text: string): string {
@@ -186,16 +364,16 @@ export function redactCut(text: string): string {
   return `${redacted.slice(0, cut.index)}${cut[1]}${REPLACEMENT}`;
 }
 
-/** Whether a decoded JSON value needs a closer look (a secret-like prefix or key in its text). */
+/** Whether a raw JSON line needs a closer look: the same one search as {@link mayContainSecret}. */
 export function jsonMayContainSecret(rawText: string): boolean {
-  // `\u` escapes can spell a prefix (`\u0073k-`): then the decoded strings must be looked at.
-  return mayContainSecret(rawText) || ANY_SECRET_KEY.test(rawText) || rawText.includes("\\u");
+  return PRECHECK.test(rawText);
 }
 
 /**
  * Redact a parsed JSON value as a reader of the log would see it: every string (decoded, so
- * escaped forms are caught), and the values of keys that name secrets (`CURSOR_API_KEY`,
- * `apiKey`, `password`, …). Returns the same value when nothing changed.
+ * escaped forms are caught), the values of keys that name secrets (`CURSOR_API_KEY`, `apiKey`,
+ * `password`, …), and in arrays the string after a flag that names one (`["--token", "…"]`).
+ * Returns the same value when nothing changed.
  */
 export function redactJsonValue(value: unknown): { value: unknown; changed: boolean } {
   if (typeof value === "string") {
@@ -204,7 +382,20 @@ export function redactJsonValue(value: unknown): { value: unknown; changed: bool
   }
   if (Array.isArray(value)) {
     let changed = false;
-    const items = value.map((item) => {
+    const items = value.map((item, index) => {
+      const previous = index > 0 ? value[index - 1] : undefined;
+      if (
+        typeof previous === "string" &&
+        previous.startsWith("--") &&
+        !previous.includes("=") &&
+        isSecretName(previous) &&
+        typeof item === "string" &&
+        item !== "" &&
+        item !== REPLACEMENT
+      ) {
+        changed = true;
+        return REPLACEMENT;
+      }
       const redacted = redactJsonValue(item);
       changed ||= redacted.changed;
       return redacted.value;
@@ -214,7 +405,7 @@ export function redactJsonValue(value: unknown): { value: unknown; changed: bool
   if (value !== null && typeof value === "object") {
     let changed = false;
     const entries = Object.entries(value).map(([key, item]) => {
-      if (SECRET_KEY.test(key) && typeof item === "string" && item !== "") {
+      if (isSecretName(key) && typeof item === "string" && item !== "" && item !== REPLACEMENT) {
         changed = true;
         return [key, REPLACEMENT] as const;
       }

@@ -91,6 +91,41 @@ describe("openSessionLog", () => {
     expect(parseLogFileName(log.path)?.kind).toBe("mcp");
   });
 
+  it("keeps a long-running log bounded: past its size it rotates, the earlier part kept once", () => {
+    const log = open({
+      kind: "mcp",
+      name: "chatty",
+      rotateBytes: 4_096,
+      carry: { agent_token: "tok-2", server_id: "chatty" },
+    });
+    log.decision("mcp_proxy_start", { agent_token: "tok-2", server_id: "chatty" }, "info");
+    for (let index = 0; index < 400; index += 1) {
+      log.debug({ dir: "server→client", kind: "notification", index }, "mcp_message");
+    }
+    log.close({ outcome: "completed", flagged: false, exit_code: 0 });
+    const names = readdirSync(dir).sort();
+    expect(names).toEqual([
+      "cursor-wrap-mcp-2026-11-22T12-05-01-123Z-chatty.jsonl",
+      "cursor-wrap-mcp-2026-11-22T12-05-01-123Z-chatty.rotated.jsonl",
+    ]);
+    for (const name of names) {
+      expect(fs.statSync(join(dir, name)).size).toBeLessThan(4_096 + 512);
+    }
+    const current = records(join(dir, names[0]!));
+    expect(current.map((record) => record.msg).slice(0, 2)).toEqual([
+      "session_start",
+      "log_rotated",
+    ]);
+    expect(current[1]).toMatchObject({ agent_token: "tok-2", server_id: "chatty" });
+    expect(current.at(-1)).toMatchObject({ msg: "session_end" });
+    // Both parts belong to the run, and the newest records are in the current file.
+    expect(listMcpLogs(dir).map((entry) => [entry.serverId, entry.agentToken])).toEqual([
+      ["chatty", "tok-2"],
+      ["chatty", "tok-2"],
+    ]);
+    expect(current.at(-2)).toMatchObject({ index: 399 });
+  });
+
   it("never lets two instances of one session started in the same millisecond share a file", () => {
     const first = open();
     const second = open();

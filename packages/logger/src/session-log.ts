@@ -1,4 +1,4 @@
-import { openSync } from "node:fs";
+import { openSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type AgentEvent, parseLine } from "@cursor-wrap/events";
 import { pino } from "pino";
@@ -9,7 +9,7 @@ import {
   type LevelName,
   renderConsoleLine,
 } from "./console-sink.js";
-import { createDurableFile } from "./durable-file.js";
+import { createDurableFile, renameNoReplace } from "./durable-file.js";
 import { LogDirError } from "./errors.js";
 import { type LogKind, type LogTag, logFileName } from "./file-names.js";
 import { ensurePrivateDirectory } from "./private-directory.js";
@@ -38,6 +38,14 @@ export interface SessionLogOptions {
   kind?: LogKind;
   /** The name part of the file until `setSessionId` (default `unknown`); an MCP log's server id. */
   name?: string;
+  /**
+   * Keep the log's size bounded (a proxy that runs for days): when the file grows past this
+   * many bytes it becomes `….rotated.jsonl` (replacing an earlier one) and a new file is begun
+   * under the log's name, so the log never takes much more than twice this. Default: no limit.
+   */
+  rotateBytes?: number;
+  /** Fields written at the head of every new file after a rotation (what names the log's run). */
+  carry?: Fields;
 }
 
 /**
@@ -74,6 +82,7 @@ export const SESSION_LOG_RECORDS = [
   "log_renamed",
   "log_rename_failed",
   "log_dir_shared",
+  "log_rotated",
 ] as const;
 
 /** Extra fields of a record. */
@@ -192,17 +201,65 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     consoleOptions.stream.write(shouldRedact ? redact(line) : line);
   };
 
-  const file = createDurableFile({
-    fd: created.fd,
-    path: created.path,
-    fsync: options.fsync ?? true,
-    onFirstFailure(error) {
-      const code = (error as NodeJS.ErrnoException).code ?? String(error);
-      printConsole(LEVELS.warn, "log_write_failed", {
-        summary: `${code}: the session log ${file.path} is incomplete; the agent's output is not affected`,
-      });
-    },
-  });
+  const openDurable = (fd: number, path: string) =>
+    createDurableFile({
+      fd,
+      path,
+      fsync: options.fsync ?? true,
+      onFirstFailure(error) {
+        const code = (error as NodeJS.ErrnoException).code ?? String(error);
+        printConsole(LEVELS.warn, "log_write_failed", {
+          summary: `${code}: the session log ${file.path} is incomplete; the agent's output is not affected`,
+        });
+      },
+    });
+  let file = openDurable(created.fd, created.path);
+  let rotations = 0;
+
+  /** Records written by hand (not through pino): the head of a file begun by a rotation. */
+  const headRecord = (level: number, message: string, fields: Fields): Buffer => {
+    const line = `${JSON.stringify({ level, time: now(), ...fields, ts: now(), msg: message })}\n`;
+    return Buffer.from(shouldRedact ? redact(line) : line, "utf8");
+  };
+
+  /** The file grew past `rotateBytes`: keep it as the rotated part, begin a new one. */
+  const rotateIfNeeded = (): void => {
+    if (options.rotateBytes === undefined || file.size <= options.rotateBytes || closed) return;
+    const current = file.path;
+    const rotated = join(
+      dirname(current),
+      logFileName({ kind, startedAt, sessionId: sessionPart, tags: ["rotated"] }),
+    );
+    file.close();
+    try {
+      unlinkSync(rotated);
+    } catch {
+      // no earlier part
+    }
+    if (!renameNoReplace(current, rotated)) {
+      // The old file stays under its name and keeps growing: better than losing records.
+      file = openDurable(openSync(current, "a"), current);
+      return;
+    }
+    let fd: number;
+    try {
+      fd = openSync(current, "ax", 0o600);
+    } catch {
+      file = openDurable(openSync(rotated, "a"), rotated);
+      return;
+    }
+    file = openDurable(fd, current);
+    rotations += 1;
+    file.write([
+      headRecord(LEVELS.debug, "session_start", { pid: process.pid, log_path: current }),
+      headRecord(LEVELS.info, "log_rotated", {
+        ...options.carry,
+        rotations,
+        previous: rotated,
+        summary: `the log grew past ${options.rotateBytes} bytes: its earlier part is ${rotated}`,
+      }),
+    ]);
+  };
 
   // pino serialises every record except raw lines; this destination writes them to the file
   // and hands the level and fields to the console sink (pino's metadata protocol).
@@ -214,6 +271,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     write(line: string) {
       file.write([Buffer.from(line, "utf8")]);
       printConsole(this.lastLevel, this.lastMsg, this.lastObj);
+      rotateIfNeeded();
     },
   };
   const logger = pino(
@@ -239,7 +297,9 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     },
 
     raw(event) {
-      if (!closed) file.write(stdoutRecords.encode(event));
+      if (closed) return;
+      file.write(stdoutRecords.encode(event));
+      rotateIfNeeded();
     },
 
     rawAll(events) {
@@ -247,6 +307,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
       const parts: Buffer[] = [];
       for (const event of events) for (const part of stdoutRecords.encode(event)) parts.push(part);
       file.write(parts);
+      rotateIfNeeded();
     },
 
     stderr(line) {

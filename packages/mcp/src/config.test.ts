@@ -1,15 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  isWrapped,
-  McpConfigError,
-  serverStatuses,
-  unwrapConfig,
-  updateConfigFile,
-  wrapConfig,
-} from "./config.js";
+import { describe, expect, it } from "vitest";
+import { isWrapped, serverStatuses, unwrapConfig, wrapConfig } from "./config.js";
 
 const PROXY = {
   command: "/usr/local/bin/node",
@@ -30,12 +20,6 @@ const CONFIG = {
   someOtherKey: { kept: true },
 };
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "mcp-config-test-"));
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
 describe("wrapConfig and unwrapConfig", () => {
   it("runs each stdio server through the proxy and leaves env, remote servers and other keys alone", () => {
     const { config, changed, skipped } = wrapConfig(CONFIG, PROXY);
@@ -48,8 +32,7 @@ describe("wrapConfig and unwrapConfig", () => {
         "/opt/cursor-wrap/bin/cursor-wrap.js",
         "mcp",
         "proxy",
-        "--server-id",
-        "github",
+        "--server-id=github",
         "--",
         "npx",
         "-y",
@@ -97,6 +80,33 @@ describe("wrapConfig and unwrapConfig", () => {
     }
   });
 
+  it("wraps and unwraps servers named like flags, prototypes or escape sequences, each as one argument", () => {
+    const names = ["__proto__", "--", "-h", "constructor", "a\u001b]0;owned\u0007b", "x y"];
+    const text = `{"mcpServers":{${names
+      .map((name, index) => `${JSON.stringify(name)}:{"command":"srv${index}","args":["--"]}`)
+      .join(",")}}}`;
+    const config = JSON.parse(text) as { mcpServers: Record<string, unknown> };
+    expect(Object.keys(config.mcpServers)).toEqual(names);
+    const wrapped = wrapConfig(config, PROXY);
+    expect(wrapped.changed).toEqual(names);
+    const servers = (wrapped.config as typeof config).mcpServers;
+    // Own keys, every one of them: `__proto__` did not become the object's prototype.
+    expect(Object.keys(servers)).toEqual(names);
+    for (const [index, name] of names.entries()) {
+      const entry = servers[name] as { args: string[] };
+      const separator = entry.args.indexOf("--");
+      // The name is one argument, before the separator, so no proxy option parser sees it as a flag.
+      expect(entry.args.slice(0, separator)).toEqual([...PROXY.prefix, `--server-id=${name}`]);
+      expect(entry.args.slice(separator + 1)).toEqual([`srv${index}`, "--"]);
+    }
+    expect(serverStatuses(wrapped.config).map((status) => [status.name, status.wrapped])).toEqual(
+      names.map((name) => [name, true]),
+    );
+    const back = unwrapConfig(wrapped.config);
+    expect(back.changed).toEqual(names);
+    expect(JSON.stringify(back.config)).toBe(JSON.stringify(config));
+  });
+
   it("lists servers and whether each is wrapped", () => {
     expect(serverStatuses(wrapConfig(CONFIG, PROXY).config)).toEqual([
       {
@@ -109,45 +119,5 @@ describe("wrapConfig and unwrapConfig", () => {
       { name: "bare", transport: "stdio", wrapped: true, command: "/usr/bin/my-server", args: [] },
       { name: "remote", transport: "remote", wrapped: false, url: "https://mcp.example.com/sse" },
     ]);
-  });
-});
-
-describe("updateConfigFile", () => {
-  it("writes a verified backup and replaces the file atomically, keeping its indentation", () => {
-    const path = join(dir, "mcp.json");
-    const original = `${JSON.stringify(CONFIG, null, 4)}\n`;
-    writeFileSync(path, original);
-    const update = updateConfigFile(path, (config) => wrapConfig(config, PROXY));
-    expect(update.changed).toEqual(["github", "bare"]);
-    expect(readFileSync(update.backup!, "utf8")).toBe(original);
-    const written = readFileSync(path, "utf8");
-    expect(written).toContain('\n    "mcpServers"');
-    // Unwrapping gives the original text back.
-    updateConfigFile(path, unwrapConfig);
-    expect(readFileSync(path, "utf8")).toBe(original);
-  });
-
-  it("changes nothing with dryRun, and says what would change", () => {
-    const path = join(dir, "mcp.json");
-    writeFileSync(path, JSON.stringify(CONFIG));
-    const update = updateConfigFile(path, (config) => wrapConfig(config, PROXY), { dryRun: true });
-    expect(update.after).not.toBe(update.before);
-    expect(readFileSync(path, "utf8")).toBe(JSON.stringify(CONFIG));
-    expect(update.backup).toBeUndefined();
-  });
-
-  it("refuses while another process holds the lock, and takes over a stale one", () => {
-    const path = join(dir, "mcp.json");
-    writeFileSync(path, JSON.stringify(CONFIG));
-    writeFileSync(`${path}.cursor-wrap-lock`, `${process.ppid}\n`);
-    expect(() => updateConfigFile(path, unwrapConfig)).toThrow(McpConfigError);
-    writeFileSync(`${path}.cursor-wrap-lock`, "999999999\n");
-    expect(updateConfigFile(path, (config) => wrapConfig(config, PROXY)).changed).toHaveLength(2);
-  });
-
-  it("says clearly when the file is missing or not JSON", () => {
-    expect(() => updateConfigFile(join(dir, "none.json"), unwrapConfig)).toThrow(/no such file/);
-    writeFileSync(join(dir, "bad.json"), "{ nope");
-    expect(() => updateConfigFile(join(dir, "bad.json"), unwrapConfig)).toThrow(/not valid JSON/);
   });
 });

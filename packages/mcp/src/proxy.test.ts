@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { fakeMcpServerBin, isAlive } from "@cursor-wrap/testkit";
+import { fakeMcpServerBin, isAlive, readPids } from "@cursor-wrap/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { REQUEST_TIMEOUT_CODE, SERVER_GONE_CODE } from "./jsonrpc.js";
+import { REQUEST_TIMEOUT_CODE, SERVER_GONE_CODE } from "./mcp-messages.js";
 import { type McpProxyOptions, startMcpProxy } from "./proxy.js";
 import type { McpRecordName } from "./records.js";
 
@@ -219,7 +219,7 @@ describe("startMcpProxy", () => {
       false,
     );
     const names = t.records.map((record) => record.name);
-    expect(names.filter((name) => name === "mcp_invalid_line")).toHaveLength(2); // the banner, the broken line
+    expect(names.filter((name) => name === "mcp_invalid_line")).toHaveLength(2); // the banner, the line cut short
     expect(names).toContain("mcp_smuggled_line");
     t.input.end();
     await t.proxy.done;
@@ -231,7 +231,8 @@ describe("startMcpProxy", () => {
     const answer = await t.call(11, "big", { bytes: 500_000 });
     expect(((answer.result as Json).content as Json[])[0]!.text).toHaveLength(500_000);
     expect(t.records.find((record) => record.name === "mcp_oversize_line")?.fields).toMatchObject({
-      id_found: true,
+      dir: "server→client",
+      passed: true,
     });
     t.input.end();
     await t.proxy.done;
@@ -252,8 +253,45 @@ describe("startMcpProxy", () => {
     const steps = t.records
       .filter((record) => record.name === "mcp_shutdown")
       .map((record) => record.fields.step ?? "begin");
-    expect(steps).toEqual(["begin", "SIGTERM", "killed"]);
+    expect(steps).toEqual(["begin", "SIGTERM", "SIGKILL", "killed"]);
   });
+
+  it("answers a timed-out initialize, never cancels it, and ends non-zero with its server stopped", async () => {
+    const t = setUp(["--silent-initialize", "--keep-running"], {
+      initTimeoutMs: 300,
+      stdinCloseGraceMs: 200,
+      killGraceMs: 200,
+    });
+    t.send({ id: 0, method: "initialize", params: { protocolVersion: "2025-06-18" } });
+    expect(await t.waitFor((message) => message.id === 0)).toMatchObject({
+      error: { code: REQUEST_TIMEOUT_CODE, data: { method: "initialize", timeoutMs: 300 } },
+    });
+    const end = await t.proxy.done;
+    expect(end.exitCode).toBe(1);
+    expect(end.reason).toContain("initialize got no answer in time");
+    expect(isAlive(t.proxy.pid!)).toBe(false);
+    expect(t.serverMessages().map((message) => message.method)).toEqual(["initialize"]);
+  });
+
+  it.runIf(process.platform === "linux")(
+    "leaves no helper of a server that exits on its stdin's end: not in its group, not after setsid",
+    async () => {
+      const pidFile = join(dir, "helpers");
+      const t = setUp(["--helpers", pidFile], { killGraceMs: 500 });
+      await t.initialize();
+      // Two helpers, then the server itself.
+      await expect.poll(() => readPids(pidFile).length, { timeout: 20_000 }).toBe(3);
+      const pids = readPids(pidFile);
+      expect(pids.every(isAlive)).toBe(true);
+      t.input.end();
+      const end = await t.proxy.done;
+      // The server went at once on EOF; its helpers were then ended with it.
+      expect(end).toMatchObject({ exitCode: 0, serverExit: { code: 0 } });
+      await expect.poll(() => pids.filter(isAlive), { timeout: 20_000 }).toEqual([]);
+      const shutdown = t.records.filter((record) => record.name === "mcp_shutdown");
+      expect(shutdown.map((record) => record.fields.step ?? "begin")).toContain("SIGTERM");
+    },
+  );
 
   it("answers requests with an error and ends when the server cannot be started", async () => {
     const input = new PassThrough();

@@ -15,6 +15,20 @@ export const MCP_RECORDS = {
   mcp_message: "debug",
   /** A client request got no response in time: answered with an error, the server told to cancel. */
   mcp_request_timed_out: "warn",
+  /** A client request the server never read (its input full) within its time: answered, withdrawn. */
+  mcp_request_not_delivered: "warn",
+  /** The server stopped reading its input: client messages wait in a bounded queue. */
+  mcp_server_not_reading: "warn",
+  /** The client stopped reading: the server's output waits, and no request's clock runs. */
+  mcp_client_not_reading: "info",
+  /** A client message that did not fit in the queue for a server that does not read: dropped. */
+  mcp_message_dropped: "warn",
+  /** A batch from the client: MCP does not use them, each request in it answered with an error. */
+  mcp_batch_rejected: "warn",
+  /** A second response for a request already answered: dropped. */
+  mcp_duplicate_response: "warn",
+  /** Requests from the server the client left unanswered, forgotten to keep memory bounded. */
+  mcp_server_requests_forgotten: "warn",
   /** A response came after its request had timed out: dropped. */
   mcp_late_response: "warn",
   /** A response to no request the proxy knows of: forwarded. */
@@ -23,7 +37,7 @@ export const MCP_RECORDS = {
   mcp_invalid_line: "warn",
   /** A valid message right after a broken one that it may have been smuggled inside: dropped. */
   mcp_smuggled_line: "warn",
-  /** A line above the size cap: forwarded in pieces, unparsed. */
+  /** A line above the size cap: forwarded in pieces as its envelope allows, or dropped. */
   mcp_oversize_line: "warn",
   /** The server exited while requests were pending: each answered with an error. */
   mcp_pending_failed: "error",

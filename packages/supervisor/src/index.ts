@@ -5,11 +5,22 @@ export type { KillStep, KillTreeOptions, KillTreeResult } from "./kill-tree.js";
 export { killTree } from "./kill-tree.js";
 export type { PtyModule } from "./load-pty.js";
 export { loadPty } from "./load-pty.js";
+export type {
+  ExitInfo,
+  GroupStopReport,
+  ProcessGroup,
+  ProcessGroupOptions,
+} from "./process-group.js";
+export { spawnProcessGroup } from "./process-group.js";
 export type { ProcessEntry } from "./process-tree.js";
-export { AGENT_TOKEN_VARIABLE, findAgentTree, processExists } from "./process-tree.js";
+export {
+  AGENT_TOKEN_VARIABLE,
+  findAgentTree,
+  processExists,
+  processStartTime,
+} from "./process-tree.js";
 export type {
   AgentProcess,
-  ExitInfo,
   KillReport,
   PtySize,
   StartOptions,

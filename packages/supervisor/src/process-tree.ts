@@ -172,6 +172,20 @@ export function findAgentTreeSync(rootPid: number, token: string): ProcessEntry[
   return selectTree(listProcessesSync(), rootPid, (pid) => carriesTokenSync(pid, token));
 }
 
+/**
+ * When process `pid` started (kernel clock ticks since boot, from `/proc/<pid>/stat`), so a
+ * record of a pid can tell that process from a later one given the same number. Undefined when
+ * it is gone, or where processes cannot be read this way (not Linux).
+ */
+export function processStartTime(pid: number): string | undefined {
+  if (!hasProc || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  try {
+    return parseProcStat(readFileSync(`/proc/${pid}/stat`, "latin1"))?.startTime;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether a process with this pid exists (EPERM: it does, and is someone else's). */
 export function processExists(pid: number): boolean {
   try {

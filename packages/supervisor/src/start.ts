@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { accessSync, constants, statSync } from "node:fs";
 import { constants as osConstants } from "node:os";
@@ -8,16 +8,12 @@ import { PassThrough, Readable } from "node:stream";
 import { AgentSpawnError, PtyUnavailableError } from "./errors.js";
 import { type KillStep, killTree, killTreeSync } from "./kill-tree.js";
 import { loadPty } from "./load-pty.js";
+import { type ExitInfo, spawnProcessGroup } from "./process-group.js";
 import { AGENT_TOKEN_VARIABLE } from "./process-tree.js";
 import { createControlStripper } from "./terminal-controls.js";
 import { createTreeSampler, type TreeSample, type TreeSampler } from "./tree-sampler.js";
 
-/** How the agent process ended. */
-export interface ExitInfo {
-  /** Exit code, or null when a signal ended it. */
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
+export type { ExitInfo } from "./process-group.js";
 
 /** What {@link AgentProcess.kill} did. */
 export interface KillReport extends ExitInfo {
@@ -321,27 +317,25 @@ async function launchPipes(
   env: NodeJS.ProcessEnv,
   cwd: string,
 ): Promise<Launched> {
-  // detached: the agent leads a new session and process group, so the whole tree can be
-  // signalled as one, and the terminal's Ctrl+C reaches the wrapper only.
-  const child: ChildProcessWithoutNullStreams = spawn(path, [...(options.args ?? [])], {
+  // The agent leads a new session and process group (see spawnProcessGroup), so the whole
+  // tree can be signalled as one, and the terminal's Ctrl+C reaches the wrapper only.
+  const group = spawnProcessGroup({
+    command: path,
+    args: options.args ?? [],
     cwd,
     env,
-    detached: true,
-    stdio: ["pipe", "pipe", "pipe"],
+    token: env[AGENT_TOKEN_VARIABLE],
+    killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
   });
-  const exited = new Promise<ExitInfo>((resolveExit) => {
-    child.once("exit", (code, signal) => resolveExit({ code, signal }));
-  });
-  await new Promise<void>((resolveSpawn, rejectSpawn) => {
-    child.once("spawn", resolveSpawn);
-    child.once("error", (error: NodeJS.ErrnoException) =>
-      rejectSpawn(new AgentSpawnError(options.bin, error.code, error.message, { cause: error })),
-    );
-  });
+  const child = group.child as ChildProcessWithoutNullStreams;
+  const exited = group.exited;
+  try {
+    await group.spawned;
+  } catch (error) {
+    const cause = error as NodeJS.ErrnoException;
+    throw new AgentSpawnError(options.bin, cause.code, cause.message, { cause });
+  }
   // cursor-agent reads its prompt to EOF: an open stdin makes it wait forever.
-  child.stdin.on("error", () => {
-    // the agent exited without reading its prompt: its exit tells what happened
-  });
   child.stdin.end(options.prompt);
 
   // Read stderr as fast as it comes, whatever the consumer does, so the agent never blocks on it.

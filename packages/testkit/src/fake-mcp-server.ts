@@ -4,9 +4,14 @@
 // floods, one whose answer smuggles a second message. Options (arguments):
 //   --banner             print a banner line on stdout first (a common server bug)
 //   --keep-running       ignore stdin's end (only a signal stops it)
+//   --silent-initialize  never answer `initialize` (a server stuck starting up)
 //   --ignore-sigterm     ignore SIGTERM too (only SIGKILL stops it)
 //   --record <file>      append every message it reads, as JSON lines, for assertions
+//   --helpers <file>     start two helpers that outlive it unless killed: one in its process
+//                        group, one in a session of its own (setsid); their pids, then its
+//                        own, are appended to <file>, one a line
 
+import { spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
 
 const argv = process.argv.slice(2);
@@ -139,6 +144,7 @@ function handle(request: Request): void {
   const id = request.id;
   switch (request.method) {
     case "initialize":
+      if (flag("--silent-initialize")) return;
       result(id, {
         protocolVersion: request.params?.protocolVersion ?? "2025-06-18",
         capabilities: { tools: {} },
@@ -164,6 +170,22 @@ function handle(request: Request): void {
 }
 
 if (flag("--ignore-sigterm")) process.on("SIGTERM", () => {});
+
+const helpersIndex = argv.indexOf("--helpers");
+const helpersFile = helpersIndex === -1 ? undefined : argv[helpersIndex + 1];
+if (helpersFile) {
+  // Helpers a real server may leave: a worker in its group, a daemon that called setsid.
+  // Neither reads stdin nor cares when the server exits.
+  for (const detached of [false, true]) {
+    const helper = spawn(process.execPath, ["-e", "setInterval(() => {}, 1 << 30)"], {
+      detached,
+      stdio: "ignore",
+    });
+    helper.unref();
+    appendFileSync(helpersFile, `${helper.pid}\n`);
+  }
+  appendFileSync(helpersFile, `${process.pid}\n`);
+}
 if (flag("--banner")) process.stdout.write("Fake MCP server v1.0 listening on stdio\n");
 
 let pending = "";

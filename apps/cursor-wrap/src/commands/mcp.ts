@@ -5,8 +5,10 @@ import { existsSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { sep } from "node:path";
 import { setFlagsFromString } from "node:v8";
+import { terminalSafe } from "@cursor-wrap/events";
 import { DEFAULT_RETENTION_MS, openSessionLog, type SessionLog } from "@cursor-wrap/logger";
 import {
+  type ConfigUpdate,
   cursorConfigPaths,
   MCP_DEFAULTS,
   MCP_RECORDS,
@@ -37,6 +39,7 @@ export interface McpOptions {
   requestTimeout?: string;
   toolTimeout?: string;
   initTimeout?: string;
+  maxRequestTime?: string;
   maxLine?: string;
   logDir?: string;
   config?: string;
@@ -60,8 +63,18 @@ function proxyFlags(options: McpOptions): string[] {
     durationOrOff(options.initTimeout, "--init-timeout");
     flags.push("--init-timeout", options.initTimeout);
   }
+  if (options.maxRequestTime !== undefined) {
+    durationOrOff(options.maxRequestTime, "--max-request-time");
+    flags.push("--max-request-time", options.maxRequestTime);
+  }
   return flags;
 }
+
+/**
+ * A proxy's log rotates past this size (the earlier part kept once): a proxy runs as long as
+ * Cursor does, and a chatty server must not fill the disk. 64 MiB holds about 200 000 messages.
+ */
+export const MCP_LOG_ROTATE_BYTES = 64 * 1024 * 1024;
 
 /** The proxy's log, or none (with one warning) when the log directory cannot be written: the server must still run. */
 function openProxyLog(
@@ -77,6 +90,8 @@ function openProxyLog(
       kind: "mcp",
       name: serverId,
       retentionMs: DEFAULT_RETENTION_MS,
+      rotateBytes: MCP_LOG_ROTATE_BYTES,
+      carry: { agent_token: env[AGENT_TOKEN_VARIABLE], server_id: serverId },
       console: { stream: io.stderr, level: "warn", skip: ["mcp_message"] },
     });
   } catch (error) {
@@ -123,6 +138,10 @@ async function proxyCommand(
       options.initTimeout === undefined
         ? MCP_DEFAULTS.initTimeoutMs
         : durationOrOff(options.initTimeout, "--init-timeout"),
+    maxRequestTimeMs:
+      options.maxRequestTime === undefined
+        ? MCP_DEFAULTS.maxRequestTimeMs
+        : durationOrOff(options.maxRequestTime, "--max-request-time"),
     toolTimeouts:
       options.toolTimeout === undefined
         ? {}
@@ -160,7 +179,7 @@ async function proxyCommand(
   try {
     const end = await proxy.done;
     if (end.reason.includes("could not be started"))
-      printError(io.stderr, `mcp proxy: ${serverId}: ${end.reason}`);
+      printError(io.stderr, `mcp proxy: ${shownName(serverId)}: ${terminalSafe(end.reason)}`);
     log?.close({ outcome: end.reason, flagged: end.exitCode !== 0, exit_code: end.exitCode });
     return end.exitCode;
   } finally {
@@ -195,7 +214,25 @@ function configPaths(options: McpOptions, forStatus: boolean): string[] {
 }
 
 const home = (path: string): string =>
-  path.startsWith(homedir()) ? `~${path.slice(homedir().length)}` : path;
+  terminalSafe(path.startsWith(homedir()) ? `~${path.slice(homedir().length)}` : path);
+
+/**
+ * A server name as printed: plain names as they are; any other (a flag-like `-h`, spaces,
+ * escape sequences, bidi controls) quoted and escaped, so it reads as data and cannot act on
+ * the terminal.
+ */
+export function shownName(name: string): string {
+  return /^[A-Za-z0-9_.@+][A-Za-z0-9_.@+/:-]*$/.test(name)
+    ? name
+    : terminalSafe(JSON.stringify(name));
+}
+
+/** A file as printed: the path given, and the file changed when it is a link. */
+function shownPath(update: ConfigUpdate): string {
+  return update.target === undefined
+    ? home(update.path)
+    : `${home(update.path)} (a link: changed its target ${home(update.target)})`;
+}
 
 /** `mcp wrap` and `mcp unwrap`. */
 function rewriteCommand(options: McpOptions, io: RunIo): number {
@@ -205,33 +242,31 @@ function rewriteCommand(options: McpOptions, io: RunIo): number {
     const update = updateConfigFile(
       path,
       (config) => (proxy ? wrapConfig(config, proxy) : unwrapConfig(config)),
-      {
-        dryRun: options.dryRun === true,
-      },
+      { dryRun: options.dryRun === true, restoreExactly: !wrap },
     );
     if (options.dryRun) {
+      const file = update.target ?? path;
+      // The file's text may hold raw control characters (JSON allows C1 and bidi controls).
       io.stdout.write(
         update.changed.length === 0
-          ? `${home(path)}: nothing to ${options.action}\n`
-          : createTwoFilesPatch(
-              path,
-              path,
-              update.before,
-              update.after,
-              "",
-              options.dryRun ? "(dry run)" : "",
+          ? `${shownPath(update)}: nothing to ${options.action}\n`
+          : terminalSafe(
+              createTwoFilesPatch(file, file, update.before, update.after, "", "(dry run)"),
             ),
       );
       continue;
     }
     const verb = wrap ? "wrapped" : "unwrapped";
+    const names = (items: readonly string[]): string => items.map(shownName).join(", ");
     io.stdout.write(
       update.changed.length === 0
-        ? `${home(path)}: nothing to ${options.action}${update.skipped.length > 0 ? ` (${update.skipped.map((item) => `${item.name}: ${item.why}`).join("; ")})` : ""}\n`
-        : `${home(path)}: ${verb} ${update.changed.join(", ")}${update.backup ? ` (the previous file is in ${home(update.backup)})` : ""}\n`,
+        ? `${shownPath(update)}: nothing to ${options.action}${update.skipped.length > 0 ? ` (${update.skipped.map((item) => `${shownName(item.name)}: ${item.why}`).join("; ")})` : ""}\n`
+        : `${shownPath(update)}: ${verb} ${names(update.changed)}${update.backup ? ` (the previous file is in ${home(update.backup)})` : ""}\n`,
     );
     for (const item of update.skipped) {
-      if (update.changed.length > 0) io.stdout.write(`  left alone: ${item.name} (${item.why})\n`);
+      if (update.changed.length > 0) {
+        io.stdout.write(`  left alone: ${shownName(item.name)} (${item.why})\n`);
+      }
     }
     if (update.changed.length > 0) {
       io.stdout.write(
@@ -254,15 +289,16 @@ function statusCommand(options: McpOptions, io: RunIo): number {
     io.stdout.write(
       `${home(path)}: ${statuses.length} server${statuses.length === 1 ? "" : "s"}\n`,
     );
-    const width = Math.max(0, ...statuses.map((status) => status.name.length));
-    for (const status of statuses) {
+    const shown = statuses.map((status) => shownName(status.name));
+    const width = Math.max(0, ...shown.map((name) => name.length));
+    for (const [index, status] of statuses.entries()) {
       const what =
         status.transport === "remote"
-          ? `remote  not wrapped (a URL: nothing to proxy) ${status.url ?? ""}`
+          ? `remote  not wrapped (a URL: nothing to proxy) ${terminalSafe(status.url ?? "")}`
           : status.transport === "unknown"
             ? "?       no command or url"
-            : `stdio   ${status.wrapped ? "wrapped    " : "not wrapped"} ${[status.command, ...(status.args ?? [])].join(" ")}`;
-      io.stdout.write(`  ${status.name.padEnd(width)}  ${what}\n`);
+            : `stdio   ${status.wrapped ? "wrapped    " : "not wrapped"} ${terminalSafe([status.command, ...(status.args ?? [])].join(" "))}`;
+      io.stdout.write(`  ${shown[index]!.padEnd(width)}  ${what}\n`);
     }
   }
   return 0;

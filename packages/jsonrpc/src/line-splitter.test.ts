@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { classify } from "./jsonrpc.js";
 import { createLineSplitter, type Framed } from "./line-splitter.js";
+import { classifyLine as classify } from "./message.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 

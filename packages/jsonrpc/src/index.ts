@@ -1,0 +1,48 @@
+export type {
+  JsonPath,
+  JsonRoot,
+  JsonScanner,
+  JsonScannerOptions,
+  ScanResult,
+  ScanStatus,
+} from "./json-scanner.js";
+export { createJsonScanner, pathKey, scanJson } from "./json-scanner.js";
+export type { Framed, LineSplitter } from "./line-splitter.js";
+export { createLineSplitter, KEPT_BYTES } from "./line-splitter.js";
+export type {
+  InvalidReason,
+  JsonRpcBatch,
+  JsonRpcId,
+  JsonRpcInvalid,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+} from "./message.js";
+export {
+  classifyLine,
+  classifyValue,
+  errorResponse,
+  exactId,
+  idKey,
+  JSON_RPC_ERRORS,
+  notificationLine,
+} from "./message.js";
+export type {
+  MessageReader,
+  MessageReaderOptions,
+  OversizeEnvelope,
+  OversizePiece,
+  ReadItem,
+  ValidMessage,
+} from "./message-reader.js";
+export { createMessageReader } from "./message-reader.js";
+export type { Outbox, OutboxOptions, Ticket } from "./outbox.js";
+export { createOutbox } from "./outbox.js";
+export type {
+  ExpiryCause,
+  PendingRequest,
+  PendingRequests,
+  PendingRequestsOptions,
+} from "./pending-requests.js";
+export { createPendingRequests } from "./pending-requests.js";

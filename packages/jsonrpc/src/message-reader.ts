@@ -1,0 +1,265 @@
+// Reads one direction of newline-delimited JSON-RPC: lines out of chunks (byte for byte), each
+// classified; a line too long to hold streamed through in pieces while its envelope (top-level
+// `jsonrpc`, `id`, `method`) is read as it passes; and, for a peer that is not trusted, the
+// smuggling guard: only a line cut short inside an object may cast doubt on the lines after it.
+
+import {
+  createJsonScanner,
+  type JsonPath,
+  type JsonScanner,
+  pathKey,
+  type ScanResult,
+} from "./json-scanner.js";
+import { createLineSplitter, type Framed } from "./line-splitter.js";
+import {
+  classifyLine,
+  exactId,
+  type InvalidReason,
+  type JsonRpcId,
+  type JsonRpcMessage,
+} from "./message.js";
+
+/** A message: anything but an invalid line. */
+export type ValidMessage = Exclude<JsonRpcMessage, { kind: "invalid" }>;
+
+/** What the envelope of a line too long to parse says so far. */
+export interface OversizeEnvelope {
+  /** The line so far is JSON (or the beginning of it). */
+  valid: boolean;
+  root: ScanResult["root"];
+  /** `jsonrpc` is `"2.0"` (seen so far). */
+  jsonrpc2: boolean;
+  /** The top-level `id`, exactly, once seen. */
+  id?: JsonRpcId;
+  /** The top-level `method`, once seen. */
+  method?: string;
+  /** Top-level keys seen so far. */
+  keys: readonly string[];
+  /** Exact text of the members asked for (`capture`), by `pathKey`. */
+  captures: ReadonlyMap<string, string>;
+}
+
+/** One piece of a line above the cap, as it passes. */
+export interface OversizePiece {
+  /** This piece's exact bytes. */
+  raw: Buffer;
+  first: boolean;
+  final: boolean;
+  /** Bytes of the line so far. */
+  bytes: number;
+  /** The line's first bytes (up to 4 KiB). */
+  head: Buffer;
+  /** What the line's envelope says after this piece. */
+  envelope: OversizeEnvelope;
+  /** On the final piece: the whole line's classification. */
+  message?: JsonRpcMessage;
+  /** The line came while the guard distrusted what follows a line cut short. */
+  suspect: boolean;
+}
+
+/** What the reader produces, in input order. */
+export type ReadItem =
+  | {
+      kind: "message";
+      message: ValidMessage;
+      /** The exact bytes to forward (the line and its terminator). */
+      raw: Buffer;
+      /** The line without its `\n`. */
+      line: Buffer;
+      /** The stream ended without a `\n` after it. */
+      unterminated: boolean;
+    }
+  | {
+      kind: "dropped";
+      /** Why: the line is not a message, or (`smuggled`) it followed a line cut short. */
+      reason: InvalidReason | "smuggled";
+      /** For `smuggled`: the message that was dropped. */
+      message?: ValidMessage;
+      raw: Buffer;
+      line: Buffer;
+      unterminated: boolean;
+    }
+  | { kind: "oversize"; piece: OversizePiece };
+
+/** Options for {@link createMessageReader}. */
+export interface MessageReaderOptions {
+  /** Lines longer than this (bytes, without the `\n`) are streamed through in pieces. */
+  maxLineBytes: number;
+  /**
+   * For a peer whose output is not trusted: after a line that is the beginning of an object cut
+   * short (a raw newline inside a string), the lines that follow may have been inside it, so
+   * valid messages among them are dropped as `smuggled`, until a line that is not JSON on its
+   * own (the rest of the broken one) ends the doubt. Any other line affects no other.
+   */
+  guard?: boolean;
+  /** Members to read from lines too long to parse, besides `jsonrpc`, `id` and `method`. */
+  oversizeCapture?: readonly JsonPath[];
+}
+
+/** A reader for one stream. */
+export interface MessageReader {
+  push(chunk: Buffer): ReadItem[];
+  /** The stream ended: its last line, if it had no `\n`. */
+  end(): ReadItem[];
+}
+
+const ENVELOPE: readonly JsonPath[] = [["jsonrpc"], ["id"], ["method"]];
+const BATCH_MEMBERS = 16;
+
+/** An exact id from its JSON text. */
+function idFromText(text: string | undefined): JsonRpcId | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  // A number is its own text, digits and all.
+  if (typeof value === "number" && !Number.isSafeInteger(value)) {
+    return { value, text, key: `n:${text}` };
+  }
+  return exactId(value, undefined, []);
+}
+
+function stringFromText(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === "string" ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function envelopeOf(result: ScanResult): OversizeEnvelope {
+  const id = idFromText(result.captures.get(pathKey(["id"])));
+  const method = stringFromText(result.captures.get(pathKey(["method"])));
+  return {
+    valid: result.status !== "invalid",
+    root: result.root,
+    jsonrpc2: stringFromText(result.captures.get(pathKey(["jsonrpc"]))) === "2.0",
+    ...(id ? { id } : {}),
+    ...(method === undefined ? {} : { method }),
+    keys: result.keys,
+    captures: result.captures,
+  };
+}
+
+/** The classification of a whole oversize line, from what its scan kept. */
+function classifyScanned(result: ScanResult, envelope: OversizeEnvelope): JsonRpcMessage {
+  if (result.status !== "complete") {
+    const opened = result.root === "object" || result.root === "array";
+    return {
+      kind: "invalid",
+      reason: result.status === "truncated" && opened ? "truncated" : "not-json",
+    };
+  }
+  if (result.root === "array") {
+    const requestIds: JsonRpcId[] = [];
+    for (let index = 0; index < BATCH_MEMBERS; index += 1) {
+      const id = idFromText(result.captures.get(pathKey([index, "id"])));
+      if (id && result.captures.has(pathKey([index, "method"]))) requestIds.push(id);
+    }
+    return { kind: "batch", requestIds };
+  }
+  if (result.root !== "object") return { kind: "invalid", reason: "not-an-object" };
+  if (!envelope.jsonrpc2) return { kind: "invalid", reason: "no-jsonrpc-2.0" };
+  const hasId = envelope.keys.includes("id");
+  if (envelope.method !== undefined) {
+    if (!hasId) return { kind: "notification", method: envelope.method, params: undefined };
+    if (!envelope.id) return { kind: "invalid", reason: "neither-request-nor-response" };
+    return { kind: "request", id: envelope.id, method: envelope.method, params: undefined };
+  }
+  const isError = envelope.keys.includes("error");
+  if (envelope.id && (isError || envelope.keys.includes("result"))) {
+    return { kind: "response", id: envelope.id, isError };
+  }
+  return { kind: "invalid", reason: "neither-request-nor-response" };
+}
+
+/** Create a reader; see {@link MessageReaderOptions}. */
+export function createMessageReader(options: MessageReaderOptions): MessageReader {
+  const splitter = createLineSplitter({ maxLineBytes: options.maxLineBytes });
+  const capture: JsonPath[] = [...ENVELOPE, ...(options.oversizeCapture ?? [])];
+  for (let index = 0; index < BATCH_MEMBERS; index += 1) {
+    capture.push([index, "id"], [index, "method"]);
+  }
+  // Set by a line cut short inside an object or array: what follows may have been in it.
+  let suspect = false;
+  let scanner: JsonScanner | undefined;
+  let oversizeSuspect = false;
+
+  const toItems = (framed: Framed[]): ReadItem[] => {
+    const items: ReadItem[] = [];
+    for (const item of framed) {
+      if (item.kind === "oversize") {
+        if (item.first) {
+          scanner = createJsonScanner({ capture });
+          oversizeSuspect = suspect;
+        }
+        scanner!.push(item.raw.subarray(0, item.final ? lineLength(item.raw) : item.raw.length));
+        const result = scanner!.result();
+        const envelope = envelopeOf(result);
+        const piece: OversizePiece = {
+          raw: item.raw,
+          first: item.first,
+          final: item.final,
+          bytes: item.bytes,
+          head: item.head,
+          envelope,
+          suspect: oversizeSuspect,
+        };
+        if (item.final) {
+          piece.message = classifyScanned(result, envelope);
+          scanner = undefined;
+          if (options.guard) updateSuspicion(piece.message);
+        }
+        items.push({ kind: "oversize", piece });
+        continue;
+      }
+      const unterminated = item.unterminated === true;
+      const message = classifyLine(item.line);
+      const wasSuspect = suspect;
+      if (options.guard) updateSuspicion(message);
+      if (message.kind === "invalid") {
+        items.push({
+          kind: "dropped",
+          reason: message.reason,
+          raw: item.raw,
+          line: item.line,
+          unterminated,
+        });
+      } else if (wasSuspect && options.guard) {
+        items.push({
+          kind: "dropped",
+          reason: "smuggled",
+          message,
+          raw: item.raw,
+          line: item.line,
+          unterminated,
+        });
+      } else {
+        items.push({ kind: "message", message, raw: item.raw, line: item.line, unterminated });
+      }
+    }
+    return items;
+  };
+
+  /** A line cut short starts the doubt; a line that is not JSON on its own ends it. */
+  function updateSuspicion(message: JsonRpcMessage): void {
+    if (message.kind !== "invalid") return;
+    if (message.reason === "truncated") suspect = true;
+    else if (message.reason === "not-json" || message.reason === "not-utf8") suspect = false;
+  }
+
+  return {
+    push: (chunk) => toItems(splitter.push(chunk)),
+    end: () => toItems(splitter.end()),
+  };
+}
+
+/** The length of a final piece without its `\n` (and a `\r` before it: JSON whitespace). */
+function lineLength(raw: Buffer): number {
+  return raw.length > 0 && raw[raw.length - 1] === 0x0a ? raw.length - 1 : raw.length;
+}

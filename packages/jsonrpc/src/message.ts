@@ -1,0 +1,206 @@
+// One line of newline-delimited JSON-RPC 2.0: what kind of message it is, and its id exactly.
+// Protocol-neutral: MCP, ACP or any JSON-RPC peer reads its own fields from `params`.
+
+import { type JsonPath, pathKey, scanJson } from "./json-scanner.js";
+
+/**
+ * A JSON-RPC id as the peer wrote it: its value, its exact JSON text (`12345678901234567890`
+ * keeps its digits; `JSON.parse` would round it), and a key for maps (`1` and `"1"` differ).
+ */
+export interface JsonRpcId {
+  /** The parsed value (a number above 2^53 is rounded here: use `text` to write it back). */
+  value: number | string | null;
+  /** The id's JSON text, exact: write this back in a response. */
+  text: string;
+  /** A map key: type and exact value. */
+  key: string;
+}
+
+/** A request: it has an id and a method, and expects exactly one response. */
+export interface JsonRpcRequest {
+  kind: "request";
+  id: JsonRpcId;
+  method: string;
+  /** `params` when it is an object or an array; undefined otherwise. */
+  params: Record<string, unknown> | unknown[] | undefined;
+}
+
+/** A notification: a method and no id; nothing answers it. */
+export interface JsonRpcNotification {
+  kind: "notification";
+  method: string;
+  params: Record<string, unknown> | unknown[] | undefined;
+}
+
+/** A response: the id of the request it answers, and an error code when it is an error. */
+export interface JsonRpcResponse {
+  kind: "response";
+  id: JsonRpcId;
+  /** `error.code` of an error response. */
+  errorCode?: number;
+  /** It carries `error` rather than `result`. */
+  isError: boolean;
+}
+
+/** A batch (an array): MCP never sends one; the ids of the requests in it, to answer them. */
+export interface JsonRpcBatch {
+  kind: "batch";
+  /** The ids of the batch's members that are requests (an id and a method). */
+  requestIds: JsonRpcId[];
+}
+
+/** A line that is not a JSON-RPC 2.0 message, and why. */
+export interface JsonRpcInvalid {
+  kind: "invalid";
+  reason: InvalidReason;
+}
+
+/** What one line is. */
+export type JsonRpcMessage =
+  | JsonRpcRequest
+  | JsonRpcNotification
+  | JsonRpcResponse
+  | JsonRpcBatch
+  | JsonRpcInvalid;
+
+/** Why a line is not a JSON-RPC message. */
+export type InvalidReason =
+  | "not-utf8"
+  /** Not JSON, and not the beginning of any JSON either (garbage, a raw control character). */
+  | "not-json"
+  /**
+   * The beginning of a JSON object or array that stops at the end of the line: what follows
+   * may be the rest of it (a message with a raw newline inside a string).
+   */
+  | "truncated"
+  | "not-an-object"
+  | "no-jsonrpc-2.0"
+  | "neither-request-nor-response";
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * The id at `path` of the line, exactly: from the parsed value when it is exact (a string, a
+ * whole number within 2^53, null), else read from the text itself. Undefined when the value is
+ * not an id (an object, a boolean, …).
+ */
+export function exactId(
+  value: unknown,
+  line: Uint8Array | undefined,
+  path: JsonPath,
+): JsonRpcId | undefined {
+  if (typeof value === "string") return { value, text: JSON.stringify(value), key: `s:${value}` };
+  if (value === null) return { value: null, text: "null", key: "null" };
+  if (typeof value !== "number") return undefined;
+  if (Number.isSafeInteger(value)) {
+    const text = String(value);
+    return { value, text, key: `n:${text}` };
+  }
+  // A number JSON.parse could not hold exactly (or a fraction): its own digits.
+  const text =
+    line === undefined
+      ? undefined
+      : scanJson(line, { capture: [path] }).captures.get(pathKey(path));
+  if (text === undefined || !/^-?\d/.test(text)) {
+    return Number.isFinite(value) ? { value, text: String(value), key: `n:${value}` } : undefined;
+  }
+  return { value, text, key: `n:${text}` };
+}
+
+/** The map key of an id given as a value (an id from `params`, a progress token). */
+export function idKey(value: unknown): string | undefined {
+  return exactId(value, undefined, [])?.key;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Classify a parsed JSON value; `line` (its text) lets big number ids keep their digits. */
+export function classifyValue(value: unknown, line?: Uint8Array): JsonRpcMessage {
+  if (Array.isArray(value)) {
+    const requestIds: JsonRpcId[] = [];
+    for (const [index, item] of value.entries()) {
+      if (!isObject(item) || typeof item.method !== "string" || !Object.hasOwn(item, "id")) {
+        continue;
+      }
+      const id = exactId(item.id, line, [index, "id"]);
+      if (id) requestIds.push(id);
+    }
+    return { kind: "batch", requestIds };
+  }
+  if (!isObject(value)) return { kind: "invalid", reason: "not-an-object" };
+  if (value.jsonrpc !== "2.0") return { kind: "invalid", reason: "no-jsonrpc-2.0" };
+  const hasId = Object.hasOwn(value, "id");
+  const params =
+    isObject(value.params) || Array.isArray(value.params)
+      ? (value.params as Record<string, unknown> | unknown[])
+      : undefined;
+  if (typeof value.method === "string") {
+    if (!hasId) return { kind: "notification", method: value.method, params };
+    const id = exactId(value.id, line, ["id"]);
+    if (id === undefined) return { kind: "invalid", reason: "neither-request-nor-response" };
+    return { kind: "request", id, method: value.method, params };
+  }
+  const isError = Object.hasOwn(value, "error");
+  if (hasId && (isError || Object.hasOwn(value, "result"))) {
+    const id = exactId(value.id, line, ["id"]);
+    if (id === undefined) return { kind: "invalid", reason: "neither-request-nor-response" };
+    const response: JsonRpcResponse = { kind: "response", id, isError };
+    if (isObject(value.error) && typeof value.error.code === "number") {
+      response.errorCode = value.error.code;
+    }
+    return response;
+  }
+  return { kind: "invalid", reason: "neither-request-nor-response" };
+}
+
+/**
+ * Classify the bytes of one line (without its `\n`). Never throws. A line that does not parse
+ * is `truncated` when it is the valid beginning of an object or array (it may go on in the
+ * next line), else `not-json`.
+ */
+export function classifyLine(bytes: Uint8Array): JsonRpcMessage {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { kind: "invalid", reason: "not-utf8" };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    const scan = scanJson(bytes);
+    const opened = scan.root === "object" || scan.root === "array";
+    return {
+      kind: "invalid",
+      reason: scan.status === "truncated" && opened ? "truncated" : "not-json",
+    };
+  }
+  return classifyValue(value, bytes);
+}
+
+/** A JSON-RPC error response, as one line, with the id written back exactly. */
+export function errorResponse(
+  id: JsonRpcId | null,
+  code: number,
+  message: string,
+  data?: Record<string, unknown>,
+): string {
+  const error = JSON.stringify({ code, message, ...(data === undefined ? {} : { data }) });
+  return `{"jsonrpc":"2.0","id":${id === null ? "null" : id.text},"error":${error}}\n`;
+}
+
+/** A notification, as one line. */
+export function notificationLine(method: string, params?: Record<string, unknown>): string {
+  return `${JSON.stringify({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) })}\n`;
+}
+
+/** JSON-RPC's own error codes. */
+export const JSON_RPC_ERRORS = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internalError: -32603,
+} as const;

@@ -1,0 +1,172 @@
+// The requests a peer is waiting on, each with a deadline, and one timer at the earliest of
+// them (`createDeadlineTimer`, the house's "no polling" rule). A deadline can be moved on (a
+// sign of life), never past a request's total cap; the clock can be paused while the waiting
+// is not the answering side's fault (the asking side stopped reading), and resumes where it was.
+
+import { createDeadlineTimer, type DeadlineTimer } from "@cursor-wrap/monitor";
+
+/** One request being waited on. */
+export interface PendingRequest<Meta> {
+  /** The id's map key (see `JsonRpcId.key`). */
+  readonly key: string;
+  /** What the caller keeps with it (method, tool, the id to answer with, …). */
+  readonly meta: Meta;
+  /** When it started, on the table's clock, ms. */
+  readonly startedAt: number;
+  /** When it expires, on the table's clock, ms. */
+  deadline: number;
+  /** The latest it may ever expire: moving the deadline stops here, ms. */
+  readonly cap: number;
+  /** The time allowed from the start or from the last sign of life, ms. */
+  readonly timeoutMs: number;
+}
+
+/** Why a request expired. */
+export type ExpiryCause =
+  /** No answer (nor sign of life) within its timeout. */
+  | "timeout"
+  /** Its total cap was reached, signs of life or not. */
+  | "cap";
+
+/** Options for {@link createPendingRequests}. */
+export interface PendingRequestsOptions<Meta> {
+  /** A request expired: answer it. It is already out of the table. */
+  onExpired(request: PendingRequest<Meta>, cause: ExpiryCause, at: number): void;
+  /** Monotonic clock, ms. Default `performance.now()`. */
+  now?: () => number;
+  /** How many expired keys are remembered, to recognise their late answers. Default 10 000. */
+  rememberExpired?: number;
+}
+
+/** The table. */
+export interface PendingRequests<Meta> {
+  /**
+   * Start waiting on a request: it expires `timeoutMs` from now (`Infinity`: never), and never
+   * later than `capMs` from now (default: no cap). A request with the same key replaces the
+   * earlier one (which is returned).
+   */
+  add(key: string, meta: Meta, timing: { timeoutMs: number; capMs?: number }): PendingRequest<Meta>;
+  get(key: string): PendingRequest<Meta> | undefined;
+  /** The answer came: stop waiting (returns the request, if it was waited on). */
+  settle(key: string): PendingRequest<Meta> | undefined;
+  /** A sign of life: its timeout starts again from now (within its cap). */
+  extend(key: string): void;
+  /** Whether `key` expired earlier (once: a later call says no), to drop its late answer. */
+  takeExpired(key: string): boolean;
+  /** Stop the clock (nothing expires while stopped), e.g. while the asking side does not read. */
+  pause(): void;
+  /** Start it again: time while paused does not count against any deadline. */
+  resume(): void;
+  readonly paused: boolean;
+  /** The table's clock, ms: real time less the time spent paused. */
+  now(): number;
+  /** Every request, oldest first, removed from the table (the answering side is gone). */
+  drain(): PendingRequest<Meta>[];
+  readonly size: number;
+  /** Stop for good: no more expiries. */
+  stop(): void;
+}
+
+/** Create a {@link PendingRequests} table. */
+export function createPendingRequests<Meta>(
+  options: PendingRequestsOptions<Meta>,
+): PendingRequests<Meta> {
+  const realNow = options.now ?? (() => performance.now());
+  const remember = options.rememberExpired ?? 10_000;
+  const requests = new Map<string, PendingRequest<Meta>>();
+  const expired = new Set<string>();
+  let pausedAt: number | undefined;
+  let pausedTotal = 0;
+
+  const clock = (): number => (pausedAt ?? realNow()) - pausedTotal;
+
+  const earliest = (): number | undefined => {
+    let first: number | undefined;
+    for (const request of requests.values()) {
+      if (first === undefined || request.deadline < first) first = request.deadline;
+    }
+    return first;
+  };
+
+  const timer: DeadlineTimer = createDeadlineTimer({
+    nextDeadline: earliest,
+    now: clock,
+    onDeadline(at) {
+      for (const request of [...requests.values()]) {
+        if (request.deadline > at) continue;
+        requests.delete(request.key);
+        expired.add(request.key);
+        if (expired.size > remember) expired.delete(expired.values().next().value!);
+        options.onExpired(request, request.deadline >= request.cap ? "cap" : "timeout", at);
+      }
+    },
+  });
+
+  const rearmFor = (deadline: number): void => {
+    // Deadlines mostly come in time order: the timer moves only for an earlier one (finding
+    // the earliest is a scan, so not on every request).
+    const armed = timer.armedFor;
+    if (armed === undefined || deadline < armed) timer.rearm({ exact: true });
+  };
+
+  return {
+    add(key, meta, timing) {
+      const startedAt = clock();
+      const cap = startedAt + (timing.capMs ?? Number.POSITIVE_INFINITY);
+      const request: PendingRequest<Meta> = {
+        key,
+        meta,
+        startedAt,
+        timeoutMs: timing.timeoutMs,
+        cap,
+        deadline: Math.min(startedAt + timing.timeoutMs, cap),
+      };
+      requests.set(key, request);
+      expired.delete(key);
+      rearmFor(request.deadline);
+      return request;
+    },
+    get: (key) => requests.get(key),
+    settle(key) {
+      const request = requests.get(key);
+      if (request) requests.delete(key);
+      return request;
+    },
+    extend(key) {
+      const request = requests.get(key);
+      if (!request) return;
+      // Later only: the timer picks a later deadline up when it fires.
+      request.deadline = Math.min(clock() + request.timeoutMs, request.cap);
+    },
+    takeExpired(key) {
+      return expired.delete(key);
+    },
+    pause() {
+      if (pausedAt !== undefined) return;
+      pausedAt = realNow();
+      timer.pause();
+    },
+    resume() {
+      if (pausedAt === undefined) return;
+      pausedTotal += realNow() - pausedAt;
+      pausedAt = undefined;
+      timer.resume();
+    },
+    get paused() {
+      return pausedAt !== undefined;
+    },
+    now: clock,
+    drain() {
+      const all = [...requests.values()];
+      requests.clear();
+      timer.rearm();
+      return all;
+    },
+    get size() {
+      return requests.size;
+    },
+    stop() {
+      timer.stop();
+    },
+  };
+}

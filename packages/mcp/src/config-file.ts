@@ -1,0 +1,289 @@
+// Changing a config file on disk (R-MCP6, R-MCP8): under a lock beside it, with a backup that
+// is complete before the config changes, and an atomic replace; through links only where the
+// user's own config is one (a dotfiles setup), and then at its target, said out loud.
+
+import { realpathSync, type Stats, unlinkSync } from "node:fs";
+import { resolve } from "node:path";
+import { processExists, processStartTime } from "@cursor-wrap/supervisor";
+import type { RewriteResult } from "./config.js";
+import { McpConfigError } from "./config-error.js";
+import {
+  createExclusive,
+  describeError,
+  kindOf,
+  readRegularFile,
+  refuseUnlessRegular,
+  replaceFile,
+  statOf,
+} from "./safe-file.js";
+
+/** Suffixes of the files kept beside a config. */
+export const CONFIG_SIDE_FILES = {
+  lock: ".cursor-wrap-lock",
+  backup: ".cursor-wrap-backup",
+} as const;
+
+/** Where a config really is: the path given, or the file a link there points to. */
+interface ConfigTarget {
+  /** The regular file that is read and replaced. */
+  target: string;
+  stats: Stats;
+}
+
+/**
+ * Find the file behind a config path. A config that is a link (or sits in a linked directory)
+ * is changed at its target, which must be a regular file; anything else that is not a regular
+ * file (a directory, a FIFO, a dangling link) is refused.
+ */
+function configTarget(path: string): ConfigTarget {
+  let own: Stats | undefined;
+  try {
+    own = statOf(path);
+  } catch (error) {
+    throw new McpConfigError(path, `cannot look at the config: ${describeError(error)}`, {
+      cause: error,
+    });
+  }
+  if (own === undefined) {
+    throw new McpConfigError(
+      path,
+      "no such file (Cursor keeps MCP servers in ~/.cursor/mcp.json or <project>/.cursor/mcp.json)",
+    );
+  }
+  let target: string;
+  try {
+    target = realpathSync(path);
+  } catch (error) {
+    throw new McpConfigError(
+      path,
+      `is a link to a file that cannot be found (${describeError(error)}); nothing was changed`,
+      { cause: error },
+    );
+  }
+  const stats = statOf(target);
+  const kind = stats && kindOf(stats);
+  if (stats === undefined || kind !== undefined) {
+    throw new McpConfigError(
+      path,
+      target === resolve(path)
+        ? `is ${kind ?? "missing"}, not a config file`
+        : `is a link to ${target}, which is ${kind ?? "missing"}, not a config file`,
+    );
+  }
+  return { target, stats };
+}
+
+/** What the lock file says about its holder: `<pid> <start time>`. */
+function lockContent(): string {
+  const started = processStartTime(process.pid);
+  return `${process.pid}${started === undefined ? "" : ` ${started}`}\n`;
+}
+
+/**
+ * Whether the lock's holder is a live cursor-wrap: the pid it names runs and, where start times
+ * can be read, is the same process (not a later one given the number). Pid 1, this process's
+ * own pid and content that names no pid are never a live holder.
+ */
+function holderOf(content: string): number | undefined {
+  const match = /^(\d{1,10})(?: (\d+))?\s*$/.exec(content);
+  if (!match) return undefined;
+  const pid = Number(match[1]);
+  if (!Number.isSafeInteger(pid) || pid <= 1 || pid === process.pid) return undefined;
+  if (!processExists(pid)) return undefined;
+  const recorded = match[2];
+  const actual = processStartTime(pid);
+  if (recorded !== undefined && actual !== undefined) return recorded === actual ? pid : undefined;
+  // A lock from before start times were recorded: on Linux the process must be cursor-wrap.
+  if (actual !== undefined) {
+    try {
+      const commandLine = readRegularFile(`/proc/${pid}/cmdline`, "a command line", 65_536);
+      return commandLine.includes("cursor-wrap") ? pid : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return pid;
+}
+
+/**
+ * Take the lock beside a config: a file created exclusively (never through a link), holding
+ * this process's pid and start time. A stale lock (its holder gone) is taken over; one that is
+ * a link, a FIFO or a directory is refused.
+ */
+function lock(target: string, reference: string): () => void {
+  const lockPath = `${target}${CONFIG_SIDE_FILES.lock}`;
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    try {
+      createExclusive(lockPath, lockContent());
+      return () => {
+        try {
+          // Only the file this process created: another process's lock is left alone.
+          if (readRegularFile(lockPath, "the lock", 256).toString("latin1") === lockContent()) {
+            removeFile(lockPath);
+          }
+        } catch {
+          // gone already, or no longer ours
+        }
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
+        if (McpConfigError.isInstance(error)) throw error;
+        throw new McpConfigError(
+          reference,
+          `cannot create the lock ${lockPath}: ${describeError(error)}; nothing was changed`,
+          { cause: error },
+        );
+      }
+    }
+    refuseUnlessRegular(lockPath, "the lock", reference);
+    const holder = holderOf(readRegularFile(lockPath, "the lock", 256).toString("latin1"));
+    if (holder !== undefined) {
+      throw new McpConfigError(
+        reference,
+        `another cursor-wrap (pid ${holder}) is changing this file; try again when it is done (or remove ${lockPath} if it is not running)`,
+      );
+    }
+    removeFile(lockPath);
+  }
+  throw new McpConfigError(reference, `cannot take the lock ${lockPath}: it keeps coming back`);
+}
+
+function removeFile(path: string): void {
+  try {
+    // unlink(2) removes a name, never what a link points to.
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+}
+
+/** A config read from disk. */
+export interface ConfigText {
+  /** Its text. */
+  text: string;
+  /** Its exact bytes. */
+  bytes: Buffer;
+  /** Its text, parsed. */
+  config: unknown;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Parse config bytes, with a clear error for text that is not UTF-8 or not JSON. */
+function parseConfig(path: string, bytes: Buffer, role = "the config"): ConfigText {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch (error) {
+    throw new McpConfigError(path, `${role} is not UTF-8 text`, { cause: error });
+  }
+  try {
+    return { text, bytes, config: JSON.parse(text) as unknown };
+  } catch (error) {
+    throw new McpConfigError(path, `not valid JSON (${(error as Error).message})`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Read a config file as JSON: never through a planted link's target other than the config's
+ * own, never blocking on a FIFO; a clear error for a missing, broken or odd one.
+ */
+export function readConfigFile(path: string): ConfigText {
+  const { target } = configTarget(path);
+  return parseConfig(path, readRegularFile(target, "the config"));
+}
+
+/** Indentation of a JSON text (what its first indented line uses), to write it back alike. */
+function indentOf(text: string): string | number {
+  const match = /\n([ \t]+)\S/.exec(text);
+  return match ? match[1]! : 2;
+}
+
+/** What {@link updateConfigFile} did (or, with `dryRun`, would do). */
+export interface ConfigUpdate extends Omit<RewriteResult, "config"> {
+  /** The path as given. */
+  path: string;
+  /** The file changed when `path` is a link (or in a linked directory): its target. */
+  target?: string;
+  before: string;
+  after: string;
+  /** Where the previous file was kept (not with `dryRun`, nor when nothing changed). */
+  backup?: string;
+  /** `after` is the backup's exact bytes (an unwrap with no edits since the wrap). */
+  restoredFromBackup?: boolean;
+}
+
+/** Options for {@link updateConfigFile}. */
+export interface UpdateOptions {
+  /** Change nothing; say what would change. */
+  dryRun?: boolean;
+  /**
+   * When the backup beside the config means exactly what the rewrite gives (an unwrap with
+   * nothing edited since the wrap), write the backup's bytes back rather than a re-serialisation,
+   * so the file is byte for byte what it was.
+   */
+  restoreExactly?: boolean;
+}
+
+/**
+ * Apply a rewrite to a config file (R-MCP6, R-MCP8): under a lock created exclusively beside
+ * it; the previous bytes kept in a backup that is written in full, read back and moved into
+ * place before the config changes; the config replaced atomically by a file created
+ * exclusively under a fresh name. A backup, lock or config that is a link, FIFO or directory
+ * is refused (a config that is a link is changed at its target, reported in `target`). Any
+ * failure (a full disk, a read-only directory) throws {@link McpConfigError} with one clear line
+ * and leaves the config and an earlier backup as they were. With `dryRun` nothing is written.
+ */
+export function updateConfigFile(
+  path: string,
+  rewrite: (config: unknown) => RewriteResult,
+  options: UpdateOptions = {},
+): ConfigUpdate {
+  const { target, stats } = configTarget(path);
+  const backupPath = `${target}${CONFIG_SIDE_FILES.backup}`;
+  refuseUnlessRegular(backupPath, "the backup", path);
+  const release = options.dryRun ? () => {} : lock(target, path);
+  try {
+    const current = parseConfig(path, readRegularFile(target, "the config"));
+    const result = rewrite(current.config);
+    let after = `${JSON.stringify(result.config, null, indentOf(current.text))}${current.text.endsWith("\n") ? "\n" : ""}`;
+    let restoredFromBackup = false;
+    if (options.restoreExactly && result.changed.length > 0 && statOf(backupPath)) {
+      const backup = parseConfig(path, readRegularFile(backupPath, "the backup"), "the backup");
+      if (JSON.stringify(backup.config) === JSON.stringify(result.config)) {
+        after = backup.text;
+        restoredFromBackup = true;
+      }
+    }
+    const update: ConfigUpdate = {
+      path,
+      ...(target === resolve(path) ? {} : { target }),
+      before: current.text,
+      after,
+      changed: result.changed,
+      skipped: result.skipped,
+      ...(restoredFromBackup ? { restoredFromBackup } : {}),
+    };
+    if (options.dryRun || result.changed.length === 0) return update;
+    const owner = { uid: stats.uid, gid: stats.gid };
+    // The backup is complete (and verified) before the config changes; an earlier backup is
+    // replaced only by a finished new one.
+    replaceFile(backupPath, current.bytes, {
+      mode: 0o600,
+      owner,
+      role: "the backup",
+      reference: path,
+    });
+    replaceFile(target, Buffer.from(after, "utf8"), {
+      mode: stats.mode & 0o777,
+      owner,
+      role: "the config",
+      reference: path,
+    });
+    return { ...update, backup: backupPath };
+  } finally {
+    release();
+  }
+}

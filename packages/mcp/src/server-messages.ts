@@ -1,0 +1,226 @@
+// What the server prints, on its way to the client (R-MCP3): untrusted. A response settles its
+// request, or is dropped when that request was already answered (late, or twice); progress
+// restarts its request's clock; lines that are not JSON-RPC are logged and dropped, each alone;
+// a long line passes in pieces only when its head shows a message whose id is known.
+
+import {
+  errorResponse,
+  type JsonRpcId,
+  type OversizePiece,
+  type PendingRequest,
+  type ReadItem,
+  type ValidMessage,
+} from "@cursor-wrap/jsonrpc";
+import {
+  errorData,
+  forgetProgress,
+  type LinkState,
+  loggedId,
+  type RequestMeta,
+} from "./link-state.js";
+import { progressKey, SERVER_GONE_CODE } from "./mcp-messages.js";
+import { logMessage } from "./message-log.js";
+import { describeRequest } from "./request-policy.js";
+
+const NEWLINE = Buffer.from("\n");
+
+/** A response: settles its request; a late or second one is dropped. Whether to pass it on. */
+function settleResponse(state: LinkState, id: JsonRpcId): boolean {
+  const request = state.pending.settle(id.key);
+  if (request) {
+    forgetProgress(state, request.meta);
+    state.answered(id.key);
+    return true;
+  }
+  if (state.pending.takeExpired(id.key)) {
+    state.record("mcp_late_response", {
+      id: loggedId(id),
+      summary: "a response came after its request had timed out (and been answered): dropped",
+    });
+    return false;
+  }
+  if (state.takeAnswered(id.key)) {
+    state.record("mcp_duplicate_response", {
+      id: loggedId(id),
+      summary: "a second response to a request already answered: dropped",
+    });
+    return false;
+  }
+  state.record("mcp_unknown_response", {
+    id: loggedId(id),
+    summary: "a response to no pending request: forwarded",
+  });
+  return true;
+}
+
+/** Remember a request the server asked, bounded: the oldest are forgotten, and that is said. */
+function createServerRequestMemory(state: LinkState, limit: number) {
+  let forgotten = 0;
+  return (id: JsonRpcId, method: string): void => {
+    state.serverRequests.set(id.key, { method, startedAt: state.now() });
+    if (state.serverRequests.size <= limit) return;
+    state.serverRequests.delete(state.serverRequests.keys().next().value!);
+    forgotten += 1;
+    // Said once, then every thousandth: a chatty server must not fill the log either.
+    if (forgotten === 1 || forgotten % 1_000 === 0) {
+      state.record("mcp_server_requests_forgotten", {
+        count: forgotten,
+        limit,
+        summary: `the client leaves the server's requests unanswered: the oldest are forgotten (${forgotten} so far)`,
+      });
+    }
+  };
+}
+
+/** A request whose answer could not be passed on: it gets an error now, not a timeout. */
+function failOversizeAnswer(
+  state: LinkState,
+  request: PendingRequest<RequestMeta>,
+  why: string,
+): void {
+  const meta = request.meta;
+  state.answered(request.key);
+  state.answer(
+    errorResponse(
+      meta.id,
+      SERVER_GONE_CODE,
+      `MCP server "${state.serverId}" answered ${describeRequest(meta.method, meta.tool)} with a line above --max-line that ${why}`,
+      errorData(state.serverId, meta),
+    ),
+  );
+}
+
+/** The handler of what the server prints. */
+export function createServerHandler(
+  state: LinkState,
+  options: { maxServerRequests: number },
+): (item: ReadItem) => void {
+  const rememberServerRequest = createServerRequestMemory(state, options.maxServerRequests);
+
+  const fromMessage = (
+    message: ValidMessage,
+    raw: Buffer,
+    line: Buffer,
+    unterminated: boolean,
+  ): void => {
+    if (message.kind === "batch") {
+      state.record("mcp_invalid_line", {
+        reason: "batch",
+        bytes: raw.length,
+        summary: "dropped a batch from the server: MCP does not use them",
+      });
+      return;
+    }
+    // Logged first, while its request is still known (for the latency).
+    logMessage(state, "server→client", message, raw.length);
+    if (message.kind === "response" && !settleResponse(state, message.id)) return;
+    if (message.kind === "notification" && message.method === "notifications/progress") {
+      // Progress for a request: it is alive, its clock starts again (within the cap).
+      const key = progressKey(message.params, line);
+      const requestKey = key === undefined ? undefined : state.byProgress.get(key);
+      if (requestKey !== undefined) state.pending.extend(requestKey);
+    } else if (message.kind === "request") {
+      rememberServerRequest(message.id, message.method);
+    }
+    // The server's last line had no newline: the client gets it whole, with one.
+    state.toClient.forward(unterminated ? Buffer.concat([raw, NEWLINE]) : raw);
+  };
+
+  let oversize:
+    | { passing: boolean; settled: PendingRequest<RequestMeta> | undefined; why: string }
+    | undefined;
+
+  /** Whether a long line may pass, from its head; it settles its request there. */
+  const judgeHead = (piece: OversizePiece): NonNullable<typeof oversize> => {
+    const envelope = piece.envelope;
+    let why = "";
+    let settled: PendingRequest<RequestMeta> | undefined;
+    let passing = false;
+    if (piece.suspect) why = "it follows a line cut short (it may have been smuggled inside it)";
+    else if (!envelope.valid || envelope.root !== "object") why = "it is not a JSON object";
+    else if (!envelope.jsonrpc2) why = 'its head has no "jsonrpc":"2.0"';
+    else if (envelope.id === undefined && envelope.method === undefined) {
+      why = "its head names neither an id nor a method: it cannot be matched to a request";
+    } else if (envelope.id !== undefined && envelope.method === undefined) {
+      settled = state.pending.get(envelope.id.key);
+      passing = settleResponse(state, envelope.id);
+      if (!passing) why = "it answers a request already answered";
+    } else passing = true;
+    state.record("mcp_oversize_line", {
+      dir: "server→client",
+      head_bytes: piece.head.length,
+      passed: passing,
+      ...(passing ? {} : { reason: why }),
+      summary: passing
+        ? "a line above --max-line passes through in pieces, unparsed"
+        : `a line above --max-line is dropped: ${why}`,
+    });
+    return { passing, settled, why };
+  };
+
+  const fromOversize = (piece: OversizePiece): void => {
+    if (piece.first) oversize = judgeHead(piece);
+    const line = oversize!;
+    if (line.passing && !piece.envelope.valid) {
+      // Broken half-way: end the client's line here; its request gets an error instead.
+      line.passing = false;
+      state.toClient.forwardPiece(NEWLINE, true);
+      state.record("mcp_oversize_line", {
+        dir: "server→client",
+        bytes: piece.bytes,
+        summary: "a line above --max-line turned out not to be JSON half-way: cut off there",
+      });
+      if (line.settled) failOversizeAnswer(state, line.settled, "was not valid JSON");
+      line.settled = undefined;
+    }
+    if (line.passing) {
+      const ended = piece.final && piece.raw.at(-1) !== 0x0a;
+      state.toClient.forwardPiece(
+        ended ? Buffer.concat([piece.raw, NEWLINE]) : piece.raw,
+        piece.final,
+      );
+    }
+    if (!piece.final) return;
+    oversize = undefined;
+    const message = piece.message;
+    if (!line.passing && message?.kind === "response") {
+      // Dropped, but it did answer a request: that request gets an error now, not a timeout.
+      const request = state.pending.settle(message.id.key);
+      if (request) failOversizeAnswer(state, request, `could not be passed on (${line.why})`);
+    }
+    state.record("mcp_oversize_line", {
+      dir: "server→client",
+      bytes: piece.bytes,
+      kind: message?.kind,
+      summary: `a line of ${piece.bytes} bytes ${line.passing ? "passed through" : "was dropped"}`,
+    });
+  };
+
+  return (item) => {
+    switch (item.kind) {
+      case "message":
+        fromMessage(item.message, item.raw, item.line, item.unterminated);
+        return;
+      case "dropped":
+        if (item.reason === "smuggled") {
+          state.record("mcp_smuggled_line", {
+            kind: item.message?.kind,
+            bytes: item.raw.length,
+            summary:
+              "dropped a valid message that followed a line cut short: it may have been smuggled inside it",
+          });
+        } else {
+          state.record("mcp_invalid_line", {
+            reason: item.reason,
+            bytes: item.raw.length,
+            head: item.line.subarray(0, 200).toString("utf8"),
+            summary: `dropped a line from the server that is not a JSON-RPC message (${item.reason})`,
+          });
+        }
+        return;
+      case "oversize":
+        fromOversize(item.piece);
+        return;
+    }
+  };
+}
