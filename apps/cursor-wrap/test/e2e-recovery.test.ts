@@ -254,7 +254,7 @@ describe("limits, models and protocols", () => {
     expect(closed.code).toBe(1);
     expect(invocations(closed)).toHaveLength(1);
     expect(closed.stderr).toContain(
-      "cursor-wrap: cursor-agent does not speak a protocol cursor-wrap supports (the agent speaks protocol version 2.0); it was stopped",
+      "cursor-wrap: cursor-agent speaks protocol version 2.0, which cursor-wrap does not support (it supports 1.0); the agent was stopped",
     );
     expect(logRecords(closed).find((record) => record.msg === "agent_killed")).toMatchObject({
       reason: "unsupported protocol version 2.0",

@@ -27,6 +27,12 @@ const RESULTS: Record<string, TurnResult> = {
     reason: REASON,
     failure: failureOf("auth", "Authentication required"),
   },
+  "hang after an overload message": {
+    ...BASE,
+    outcome: "hang",
+    reason: REASON,
+    failure: failureOf("overloaded", "Provider Error: We're having trouble connecting"),
+  },
   "Ctrl+C": { ...BASE, outcome: "cancelled", cancel: { kind: "turn", signal: "SIGINT" } },
   SIGTERM: { ...BASE, outcome: "cancelled", cancel: { kind: "shutdown", signal: "SIGTERM" } },
   EPIPE: { ...BASE, outcome: "cancelled", cancel: { kind: "output", code: "EPIPE" } },
@@ -87,6 +93,9 @@ describe("decideAfterTurn", () => {
     ["abnormal", "interactive", "left", "ask"],
     ["hang + auth failure", "print", "left", "exit error"],
     ["hang + auth failure", "interactive", "left", "exit error"],
+    // A transient message before a hang does not make it anything but a hang.
+    ["hang after an overload message", "print", "left", "retry 1/2"],
+    ["hang after an overload message", "print", "none", "exit hang"],
     ["Ctrl+C", "interactive", "none", "ask"],
     ["SIGTERM", "print", "none", "exit signal SIGTERM"],
     ["SIGTERM", "interactive", "none", "exit signal SIGTERM"],

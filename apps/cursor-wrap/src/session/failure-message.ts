@@ -1,3 +1,4 @@
+import { SUPPORTED_PROTOCOL_VERSIONS } from "@cursor-wrap/events";
 import { formatDuration } from "@cursor-wrap/monitor";
 import type { AgentFailure, RecoveryDecision, RecoveryPolicy } from "@cursor-wrap/recovery";
 
@@ -29,7 +30,7 @@ export function failureMessage(failure: AgentFailure, sessionId: string | undefi
     case "connection":
       return `cursor-agent lost its connection: ${failure.detail}`;
     case "protocol":
-      return `cursor-agent does not speak a protocol cursor-wrap supports (${failure.detail}); it was stopped`;
+      return `cursor-agent speaks ${failure.detail}, which cursor-wrap does not support (it supports ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}); the agent was stopped`;
     case "ended-mid-turn":
       return `cursor-agent ended its turn without a result: ${failure.detail}`;
     case "hang":

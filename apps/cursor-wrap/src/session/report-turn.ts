@@ -68,7 +68,7 @@ function reportRetry(
   context: ReportContext,
 ): void {
   const { recovery, failure } = step;
-  const { sessionId, formatter, log } = context;
+  const { formatter, log } = context;
   const hang = result.outcome === "hang" && failure.kind === "hang" ? result.reason : undefined;
   const model = recovery.action === "switch-model" ? recovery.model : undefined;
   const profile = recovery.action === "switch-profile" ? recovery.profile : undefined;
@@ -95,7 +95,8 @@ function reportRetry(
     maxAttempts: step.maxAttempts,
     ...(step.prompt === undefined ? {} : { prompt: step.prompt }),
     ...(hang ? { reason: hang } : { message: recovery.why }),
-    ...((recovery.resume ?? sessionId) ? { sessionId: recovery.resume ?? sessionId } : {}),
+    // The session the next attempt resumes; none: it starts a new one.
+    ...(recovery.resume ? { sessionId: recovery.resume } : {}),
     failure: failure.kind,
     action: recovery.action,
     ...(model === undefined ? {} : { model }),

@@ -255,7 +255,7 @@ describe("runTurn", () => {
     const result = await turn;
     expect(result).toMatchObject({
       outcome: "abnormal",
-      failure: { kind: "protocol", detail: "the agent speaks protocol version 2.0" },
+      failure: { kind: "protocol", detail: "protocol version 2.0" },
     });
     // The line itself is forwarded, as every line is.
     expect(stdout.bytes().toString()).toBe(line({ type: "protocol", data: { version: "2.0" } }));

@@ -109,7 +109,7 @@ describe("createTurnFacts", () => {
     feed(unsupported, '{"type":"protocol","data":{"version":"2.0"}}');
     expect(unsupported.facts).toMatchObject({
       protocolVersion: "2.0",
-      failure: { kind: "protocol", detail: "the agent speaks protocol version 2.0" },
+      failure: { kind: "protocol", detail: "protocol version 2.0" },
     });
     const supported = createTurnFacts({ resuming: false });
     feed(supported, '{"type":"protocol","data":{"version":"1.0"}}');

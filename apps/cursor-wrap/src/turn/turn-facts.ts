@@ -82,10 +82,7 @@ export function createTurnFacts(options: { resuming: boolean }): TurnFactsCollec
           if (version !== undefined) {
             facts.protocolVersion = version;
             if (!isSupportedProtocolVersion(version)) {
-              protocolFailure = failureOf(
-                "protocol",
-                `the agent speaks protocol version ${version}`,
-              );
+              protocolFailure = failureOf("protocol", `protocol version ${version}`);
             }
           }
         }

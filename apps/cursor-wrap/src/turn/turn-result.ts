@@ -46,19 +46,33 @@ export type TurnOutcome = TurnResult["outcome"];
  * complete. A stream that merely ended mid-turn is an abnormal exit, not one of these.
  */
 export function turnFailed(result: TurnResult): boolean {
-  return (
-    result.failure !== undefined &&
-    result.failure.kind !== "ended-mid-turn" &&
-    result.outcome !== "completed" &&
-    result.outcome !== "cancelled"
-  );
+  const { failure } = result;
+  if (failure === undefined || failure.kind === "ended-mid-turn") return false;
+  switch (result.outcome) {
+    case "completed":
+    case "cancelled":
+      return false;
+    case "hang":
+    case "budget":
+      // The verdict explains a stuck agent better than a transient message before it.
+      return !failure.transient;
+    case "linger":
+    case "abnormal":
+      return true;
+    default: {
+      const unreachable: never = result;
+      return unreachable;
+    }
+  }
 }
 
 /**
- * The failure the recovery policy answers for a turn: the one the agent named (it wins over a
- * verdict: a hang after "Authentication required" is a sign-in failure), else a hang or an
- * overrun budget, else the abnormal end. Undefined for a turn that completed, lingered or was
- * cancelled, and for an agent that exited before its stream began.
+ * The failure the recovery policy answers for a turn: the one the agent named, else a hang or
+ * an overrun budget, else the abnormal end. A final failure the agent named wins over a verdict
+ * (a hang after "Authentication required" is a sign-in failure); a transient one does not (an
+ * agent that reconnected after a dropped connection and then hung, hung). Undefined for a turn
+ * that completed, lingered or was cancelled, and for an agent that exited before its stream
+ * began.
  */
 export function failureOfTurn(result: TurnResult): AgentFailure | undefined {
   switch (result.outcome) {
@@ -68,7 +82,9 @@ export function failureOfTurn(result: TurnResult): AgentFailure | undefined {
       return undefined;
     case "hang":
     case "budget":
-      return result.failure ?? failureOf(result.outcome, result.reason.message);
+      return result.failure && !result.failure.transient
+        ? result.failure
+        : failureOf(result.outcome, result.reason.message);
     case "abnormal":
       return result.failure;
     default: {
