@@ -258,7 +258,7 @@ async function runMain(args: readonly string[], io: RunIo, env: NodeJS.ProcessEn
     });
   }
   const { runCommand } = await import("./commands/run.js");
-  return runCommand({ ...options, agentBin: findAgentBinary(options.agentBin, env) }, io);
+  return runCommand({ ...options, agentBin: findAgentBinary(options.agentBin, env) }, io, {}, env);
 }
 
 /** Parse and run a command line; returns the exit code. */

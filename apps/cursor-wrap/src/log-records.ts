@@ -5,10 +5,10 @@
 import type { Usage } from "@cursor-wrap/events";
 import { SESSION_LOG_RECORDS, type SessionLog } from "@cursor-wrap/logger";
 import type { Reason, Verdict } from "@cursor-wrap/monitor";
+import type { FailureKind, RecoveryAction, UsageCounts } from "@cursor-wrap/recovery";
 import { type KillStep, SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
 import type { ResourceStats } from "./resources.js";
 import type { CancelReason } from "./run-control.js";
-import type { AgentFailure } from "./turn/failures.js";
 
 /** A verdict that ends a turn. */
 export type FinalVerdict = Exclude<Verdict, "ok" | "waiting">;
@@ -38,6 +38,13 @@ export interface RecordFields {
     drain_grace_ms: number;
     prompt_after_hang: string | undefined;
     max_hang_retries: number;
+    max_retries: number;
+    retry_backoff_ms: number;
+    fallback_models: string[];
+    wait_for_reset: boolean;
+    max_wait_ms: number;
+    /** Names only: an auth profile's credentials are never logged. */
+    auth_profiles: string[];
     pty: boolean;
     parse_cap: number;
   };
@@ -55,11 +62,19 @@ export interface RecordFields {
     pty: boolean;
     cwd: string;
     prompt_bytes: number;
+    /** A fallback model the turn runs on, replacing the user's `--model`. */
+    model?: string;
+    /** The auth profile whose credentials the agent got (its name). */
+    auth_profile?: string;
   };
   /** `token`: the run's token every process of it carries (MCP proxies record it too). */
   agent_started: { pid: number; token: string };
   /** The agent updated itself between two turns of the session. */
   agent_version_changed: { from: string; to: string };
+  /** The agent is newer than the newest version cursor-wrap was tested with (once a session). */
+  agent_version_untested: { version: string; newest_tested: string; summary: string };
+  /** The protocol version the agent's stream began with, and whether it is supported. */
+  protocol_version: { version: string; supported: boolean; summary: string };
   tool_call_opened: {
     call_id: string;
     kind: string;
@@ -119,15 +134,84 @@ export interface RecordFields {
     session_id: string | undefined;
     cancel: CancelReason | undefined;
     resources: ResourceStats;
+    /** Which attempt at the prompt this was (1 for the first). */
+    attempt?: number;
+    /** The model it ran on, when a fallback replaced the user's. */
+    model?: string | undefined;
+    auth_profile?: string | undefined;
+    /** The tokens it reported. */
+    usage?: Usage | undefined;
   };
-  agent_failure: { kind: AgentFailure["kind"]; detail: string; summary: string };
-  abnormal_exit: { code: number | null; signal: NodeJS.Signals | null; summary: string };
+  /** The failure the run gave up on (and what it carried), with why no recovery was left. */
+  agent_failure: {
+    kind: FailureKind;
+    detail: string;
+    summary: string;
+    transient?: boolean;
+    reset_at?: string | undefined;
+    fallback_model?: string | undefined;
+    http_status?: number | undefined;
+    /** Why the recovery policy stopped. */
+    gave_up?: string;
+  };
+  abnormal_exit: {
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    summary: string;
+    gave_up?: string;
+  };
+  /**
+   * The next attempt at the prompt, and why (R-CLI4): a hang resumed with
+   * `--prompt-after-hang`, a transient failure retried after a backoff, a fallback model, an
+   * auth profile, a wait for a reset.
+   */
   retry: {
     attempt: number;
     max_attempts: number;
-    prompt: string;
-    session_id: string;
-    reason: Reason;
+    /** The prompt the next attempt is sent; undefined: the user's own prompt again. */
+    prompt: string | undefined;
+    session_id: string | undefined;
+    /** The hang, for a retry after one. */
+    reason?: Reason;
+    summary: string;
+    kind?: FailureKind;
+    action?: Exclude<RecoveryAction, "give-up">;
+    detail?: string;
+    model?: string | undefined;
+    auth_profile?: string | undefined;
+    /** Waited before the next attempt, ms. */
+    wait_ms?: number;
+    /** A wait for a reset: until when. */
+    until?: string | undefined;
+    http_status?: number | undefined;
+    fallback_model?: string | undefined;
+  };
+  /** A wait between attempts ended: waited out, or cut short (Ctrl+C, a signal). */
+  wait_ended: {
+    waited_ms: number;
+    cancelled: boolean;
+    signal: string | undefined;
+    summary: string;
+  };
+  /** A prompt took more than one attempt: what they cost together and each one. */
+  attempts_summary: {
+    attempts: Array<{
+      attempt: number;
+      model: string;
+      auth_profile: string | undefined;
+      outcome: string;
+      failure: FailureKind | undefined;
+      action: RecoveryAction | undefined;
+      duration_ms: number;
+      tool_calls: number;
+      usage: UsageCounts | undefined;
+      waited_ms: number;
+    }>;
+    usage: Record<string, number> | undefined;
+    models: string[];
+    waited_ms: number;
+    duration_ms: number;
+    tool_calls: number;
     summary: string;
   };
 }
@@ -168,6 +252,8 @@ export const RECORDS: { readonly [Name in RecordName]: RecordSpec<Name> } = {
   agent_spawn: { level: "debug", show: "turn-start", replay: "turn-start" },
   agent_started: { level: "debug" },
   agent_version_changed: { level: "info" },
+  agent_version_untested: { level: "info" },
+  protocol_version: { level: (fields) => (fields.supported ? "debug" : "error") },
   tool_call_opened: { level: "debug", sync: "soon" },
   tool_call_closed: { level: "debug", sync: "soon" },
   // The first few of a code are shown; the rest are logged, and counted once at turn end.
@@ -198,6 +284,8 @@ export const RECORDS: { readonly [Name in RecordName]: RecordSpec<Name> } = {
   agent_failure: { level: "error", shownBy: "session" },
   abnormal_exit: { level: "error", shownBy: "session" },
   retry: { level: "warn", shownBy: "text", show: "retry", replay: "decided" },
+  wait_ended: { level: (fields) => (fields.cancelled ? "warn" : "info") },
+  attempts_summary: { level: "info" },
 };
 
 /** The record each final verdict writes. */

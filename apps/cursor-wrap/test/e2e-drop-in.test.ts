@@ -293,7 +293,8 @@ describe("as a drop-in for cursor-agent", () => {
   );
 
   it("lets an agent crash end the turn, not the interactive session", async () => {
-    const result = await run(["--output-format", "stream-json"], {
+    // No retries: the crash ends its turn (a retry would resume it: e2e-recovery).
+    const result = await run(["--output-format", "stream-json", "--max-retries", "0"], {
       scenario: ["abnormal:3", "quick"],
       input: "first\nsecond\n",
     });

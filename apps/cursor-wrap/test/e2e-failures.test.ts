@@ -44,7 +44,8 @@ describe("failures", () => {
   });
 
   it("exits 1 when the agent exits without a result, saying how", async () => {
-    const result = await run(["-p", "x"], { scenario: "abnormal:3" });
+    // No retries: how the end is reported (retries after such an end: e2e-recovery).
+    const result = await run(["-p", "x", "--max-retries", "0"], { scenario: "abnormal:3" });
     expect(result.code).toBe(1);
     // The agent's own stderr line, shown once; then cursor-wrap's line, which does not repeat it.
     expect(result.stderr.match(/Error: stream closed unexpectedly/g)).toHaveLength(1);
@@ -211,6 +212,10 @@ describe("the command line", () => {
       "--idle-timeout",
       "--prompt-after-hang",
       "--max-hang-retries",
+      "--max-retries",
+      "--fallback-model",
+      "--wait-for-reset",
+      "--auth-profile",
       "--tool-timeout",
       "--pty",
       "--no-redact",

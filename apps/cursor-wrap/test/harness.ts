@@ -99,6 +99,8 @@ export function wrap(args: string[], options: WrapOptions = {}): Wrapped {
         scenario: options.scenario,
         record: join(dir, "invocations.jsonl"),
         pidFile: join(dir, "pids"),
+        // Attempt counters of scenarios that fail the first N times (`overloaded:2`).
+        state: join(dir, "state.json"),
         descendantTtlMs: 30_000,
         ...(options.speed === undefined ? {} : { speed: options.speed }),
       }),
@@ -245,6 +247,7 @@ export function onTerminal(args: string[], options: TerminalOptions | string = {
           scenario,
           record: join(dir, "invocations.jsonl"),
           pidFile: join(dir, "pids"),
+          state: join(dir, "state.json"),
           descendantTtlMs: 30_000,
         }),
         ...env,

@@ -18,7 +18,10 @@ const RUNS: Array<{ args: string[]; scenario: string }> = [
   { args: ["-p", "x"], scenario: "tool-hang:200" },
   { args: ["-p", "x"], scenario: "linger" },
   { args: ["-p", "x", "--max-turn-duration", "400ms"], scenario: "long-tool" },
-  { args: ["-p", "x"], scenario: "abnormal" },
+  { args: ["-p", "x", "--max-retries", "0"], scenario: "abnormal" },
+  // Recovery: a transient failure retried after a backoff, then the account of the attempts.
+  { args: ["-p", "x", "--retry-backoff", "100ms"], scenario: "overloaded:1" },
+  { args: ["-p", "x", "-m", "gpt-5", "--fallback-model", "auto"], scenario: "protocol:2.0" },
   { args: ["-p", "x"], scenario: "unauthenticated" },
   { args: ["-p", "x", "--output-format", "text"], scenario: "garbage" },
   { args: ["-p", "x"], scenario: "busy-silent:1500" },
@@ -52,7 +55,8 @@ describe("the session log's vocabulary", () => {
       if (count("linger_detected") > 0) expect(shown).toContain("did not exit");
       if (count("budget_exceeded") > 0) expect(shown).toContain("Turn budget exceeded");
       if (count("retry") > 0) {
-        expect(shown).toContain("Retrying (1/1)");
+        // A hang's retry names the prompt it resumes with; any other says what it did.
+        expect(shown).toMatch(/Retrying \(1\/1\)|↻ (overloaded|unsupported protocol)/);
         expect(shown).not.toContain("reason not recorded");
       }
 
@@ -89,6 +93,9 @@ describe("the session log's vocabulary", () => {
       "tool_call_closed",
       "result_received",
       "turn_end",
+      "wait_ended",
+      "attempts_summary",
+      "protocol_version",
     ]) {
       expect([...written]).toContain(name);
     }

@@ -12,6 +12,11 @@ export {
   timestampOf,
   toMonitorSignal,
 } from "./extract.js";
+export {
+  isSupportedProtocolVersion,
+  protocolVersionOf,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "./protocol.js";
 export { terminalSafe } from "./terminal-safe.js";
 export type { ToolCallInfo, ToolResult } from "./tool-call.js";
 export { toolCallInfo, toolKindSpec, toolResult } from "./tool-call.js";

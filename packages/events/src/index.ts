@@ -11,6 +11,11 @@ export {
 export type { LineFramer, LineFramerOptions } from "./line-framer.js";
 export { createLineFramer, createLineFramerStream, DEFAULT_PARSE_CAP } from "./line-framer.js";
 export { instant, parseLine } from "./parse-line.js";
+export {
+  isSupportedProtocolVersion,
+  protocolVersionOf,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "./protocol.js";
 export { isPlausibleSessionId, shellWord } from "./session-id.js";
 export { terminalSafe } from "./terminal-safe.js";
 export type { ToolCallInfo, ToolResult } from "./tool-call.js";

@@ -369,6 +369,12 @@ const ErrorEvent = z.looseObject({
   session_id: z.string().optional(),
 });
 
+/** The adapter contract's optional first event: the protocol version the agent speaks. */
+const ProtocolEvent = z.looseObject({
+  ...event("protocol"),
+  data: z.looseObject({ version: z.union([z.string(), z.number()]).optional() }),
+});
+
 const status = <Type extends string>(type: Type, subtypes: [string, ...string[]]) =>
   z.looseObject({ ...event(type), subtype: z.enum(subtypes), session_id: z.string().optional() });
 
@@ -385,6 +391,7 @@ export const schemas = {
   ResultSuccess,
   ResultError,
   Error: ErrorEvent,
+  Protocol: ProtocolEvent,
   // Lifecycle events of CLI 2026.08+ (shapes as published by third parties; no capture here).
   Retry: status("retry", ["starting", "resuming"]).extend({
     attempt: z.number().optional(),
@@ -458,6 +465,8 @@ export function schemaNameFor(
           : undefined;
     case "error":
       return "Error";
+    case "protocol":
+      return "Protocol";
     case "retry":
       return "Retry";
     case "connection":

@@ -164,6 +164,35 @@ describe("stream-json", () => {
     ]);
   });
 
+  it("says in a retry line what failed and what the next attempt does", () => {
+    const out = sink();
+    const formatter = createFormatter("stream-json", out);
+    formatter.wrapper({
+      kind: "retry",
+      attempt: 1,
+      maxAttempts: 2,
+      message: "usage limit on gpt-5: switching to auto, resuming the session",
+      sessionId: context.sessionId,
+      failure: "usage-limit",
+      action: "switch-model",
+      model: "auto",
+      waitMs: 0,
+    });
+    expect(JSON.parse(out.text())).toEqual({
+      type: "wrapper",
+      subtype: "retry",
+      attempt: 1,
+      max_attempts: 2,
+      reason: "usage limit on gpt-5: switching to auto, resuming the session",
+      kind: "usage-limit",
+      action: "switch-model",
+      model: "auto",
+      wait_ms: 0,
+      session_id: context.sessionId,
+      timestamp_ms: expect.any(Number),
+    });
+  });
+
   it("starts a wrapper line on a line of its own after a last line without a newline", () => {
     const { out, formatter } = render("stream-json", [parseLine('{"type":"thinking"}')]);
     formatter.wrapper({ kind: "cancelled", signal: "SIGINT", terminal: true });
@@ -603,6 +632,53 @@ describe("text", () => {
       ),
     ).toBe(true);
     expect(out.text()).toMatch(/\u001b\[32m✓/);
+  });
+
+  it("says in one line per attempt what the recovery did, and adds up the attempts in the summary", () => {
+    vi.useFakeTimers();
+    let now = 0;
+    const out = sink(true);
+    const formatter = createFormatter("text", out, { color: false, now: () => now });
+    formatter.wrapper({
+      kind: "retry",
+      attempt: 1,
+      maxAttempts: 3,
+      message: "overloaded (HTTP 529): retry 1 of 3 in 1.5s, resuming the session",
+      failure: "overloaded",
+      action: "resume",
+      waitMs: 1_500,
+    });
+    formatter.notice("usage limit: waiting until it resets", {
+      firesAt: 120_000,
+      label: "resuming in",
+    });
+    expect(out.text()).toContain("… usage limit: waiting until it resets · resuming in 2m");
+    now = 60_000;
+    vi.advanceTimersByTime(60_000);
+    expect(out.text()).toContain("resuming in 1m");
+    formatter.notice("");
+    formatter.endTurn({
+      durationMs: 9_000,
+      toolCalls: 1,
+      outcome: "completed",
+      usage: { inputTokens: 1_300, outputTokens: 90 },
+      attempts: 3,
+      models: ["gpt-5", "auto"],
+      waitedMs: 4_500,
+    });
+    formatter.close();
+    const plain = out.text().replace(/\r\u001b\[2K[^\n]*?(?=\r|$)/g, "");
+    expect(plain).toContain(
+      "↻ overloaded (HTTP 529): retry 1 of 3 in 1.5s, resuming the session\n",
+    );
+    expect(
+      out
+        .text()
+        .endsWith(
+          "— 9.0s · 1 tool call · 1,300 in / 90 out tokens · 3 attempts (gpt-5 → auto) · waited 4.5s\n",
+        ),
+    ).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it("prints no control sequences without a terminal or with NO_COLOR", () => {

@@ -68,7 +68,7 @@ export function createStatusLine(options: StatusLineOptions): StatusLine {
 
   const countdown = (): string => {
     if (!timing) return "";
-    return ` · hang in ${formatDuration(Math.max(0, timing.firesAt - now()))}`;
+    return ` · ${timing.label ?? "hang in"} ${formatDuration(Math.max(0, timing.firesAt - now()))}`;
   };
 
   const text = (): string => {
@@ -85,6 +85,8 @@ export function createStatusLine(options: StatusLineOptions): StatusLine {
           `… quiet for ${formatDuration(now() - timing.quietSince)}${countdown()} if nothing arrives`,
         );
       }
+      // A countdown of its own (a wait between attempts): the notice, then the time left.
+      if (timing?.label !== undefined) return paint.yellow(`${notice}${countdown()}`);
       return paint.dim(notice);
     }
     if (phase) {

@@ -255,7 +255,9 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
       case "retry":
         return [
           paint.yellow(
-            `↻ Retrying (${decision.attempt}/${decision.maxAttempts}): resuming the session with ${safe(JSON.stringify(decision.prompt))}`,
+            decision.message !== undefined
+              ? `↻ ${safe(decision.message)}`
+              : `↻ Retrying (${decision.attempt}/${decision.maxAttempts}): resuming the session with ${safe(JSON.stringify(decision.prompt ?? ""))}`,
           ),
         ];
       case "cancelled":
@@ -311,9 +313,10 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
     },
     notice(message, timing) {
       if (tty) {
-        status.setNotice(`… ${safe(message)}`, timing);
+        // An empty notice clears the one shown.
+        status.setNotice(message ? `… ${safe(message)}` : "", timing);
         status.refresh();
-      } else {
+      } else if (message) {
         line(paint.dim(`… ${safe(message)}`), "meta");
       }
     },
@@ -324,10 +327,16 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
       status.clear();
       if (!atLineStart) emit("\n");
       if (tty) {
+        const attempts =
+          summary.attempts !== undefined && summary.attempts > 1
+            ? `${summary.attempts} attempts${summary.models && summary.models.length > 1 ? ` (${summary.models.map(safe).join(" → ")})` : ""}`
+            : "";
         const parts = [
           formatDuration(summary.durationMs),
           `${summary.toolCalls} tool call${summary.toolCalls === 1 ? "" : "s"}`,
           tokens(summary.usage ?? usage),
+          attempts,
+          summary.waitedMs ? `waited ${formatDuration(summary.waitedMs)}` : "",
         ].filter(Boolean);
         emit(`${paint.dim(`— ${parts.join(" · ")}`)}\n`);
       }

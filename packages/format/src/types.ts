@@ -15,13 +15,26 @@ export type WrapperDecision =
     }
   | {
       kind: "retry";
-      /** 1 for the first retry. */
+      /** 1 for the first retry (of its kind: hang retries, retries after a backoff, fallbacks). */
       attempt: number;
       maxAttempts: number;
-      /** The prompt sent with the retry. */
-      prompt: string;
-      reason: Reason;
+      /** The prompt sent with the retry; none: the user's own prompt again. */
+      prompt?: string;
+      /** The hang that is retried. */
+      reason?: Reason;
+      /** One line for people: what happened and what comes next (else the hang's reason). */
+      message?: string;
       sessionId?: string;
+      /** The failure's kind (`hang`, `overloaded`, `usage-limit`, …). */
+      failure?: string;
+      /** What the next attempt does: `retry`, `resume`, `switch-model`, `switch-profile`, `wait-until`. */
+      action?: string;
+      /** The model the next attempt runs on, when it changes. */
+      model?: string;
+      /** The auth profile the next attempt uses (its name). */
+      profile?: string;
+      /** The wait before the next attempt, ms. */
+      waitMs?: number;
     }
   | { kind: "cancelled"; sessionId?: string; signal?: string; terminal: boolean }
   | {
@@ -30,14 +43,23 @@ export type WrapperDecision =
       message: string;
       sessionId?: string;
       terminal: boolean;
+      /** Attempts made at the prompt, when there was more than one. */
+      attempts?: number;
     };
 
 /** How a turn went, for the one-line summary. */
 export interface TurnSummary {
   durationMs: number;
   toolCalls: number;
+  /** Summed over the attempts, when there were several. */
   usage?: Usage;
   outcome: string;
+  /** Attempts at the prompt (retries, fallbacks), when more than one. */
+  attempts?: number;
+  /** The models the attempts ran on, in order. */
+  models?: string[];
+  /** Time waited between attempts, ms. */
+  waitedMs?: number;
 }
 
 /** When a soft warning's verdict would fire, so a live display can count down to it. */
@@ -46,6 +68,8 @@ export interface NoticeTiming {
   firesAt: number;
   /** For an idle warning: since when the agent has been quiet. */
   quietSince?: number;
+  /** What the countdown leads to: `hang in` (the default), `resuming in`. */
+  label?: string;
 }
 
 /** Renders events to one output stream. */
@@ -65,7 +89,7 @@ export interface Formatter {
   /**
    * A soft warning ("quiet for 30s; hang in 30s"): in text mode a status line that counts down
    * when `timing` is given (also beside a running tool), a dim line off a terminal; nothing in
-   * the other formats.
+   * the other formats. An empty message clears the one shown.
    */
   notice(message: string, timing?: NoticeTiming): void;
   /** Something else is about to write to the same terminal: erase the live status line first. */

@@ -42,14 +42,20 @@ export function wrapperLine(
     case "retry":
       line.attempt = decision.attempt;
       line.max_attempts = decision.maxAttempts;
-      line.prompt = decision.prompt;
-      line.reason = decision.reason.message;
+      if (decision.prompt !== undefined) line.prompt = decision.prompt;
+      line.reason = decision.message ?? decision.reason?.message ?? "retry";
+      if (decision.failure !== undefined) line.kind = decision.failure;
+      if (decision.action !== undefined) line.action = decision.action;
+      if (decision.model !== undefined) line.model = decision.model;
+      if (decision.profile !== undefined) line.profile = decision.profile;
+      if (decision.waitMs !== undefined) line.wait_ms = decision.waitMs;
       break;
     case "cancelled":
       line.reason = decision.signal ? `cancelled by ${decision.signal}` : "cancelled";
       break;
     case "error":
       line.reason = decision.message;
+      if (decision.attempts !== undefined) line.attempts = decision.attempts;
       break;
   }
   if (decision.sessionId) line.session_id = decision.sessionId;

@@ -38,6 +38,11 @@ export interface FakeAgentOptions {
   sessionId?: string;
   /** Descendants exit on their own after this long, ms. Default 120000. */
   descendantTtlMs?: number;
+  /**
+   * A file the fake agent keeps state in across invocations: attempt counters for scenarios
+   * that fail the first N times (`overloaded:2`), the reset time of `usage-limit-soon`.
+   */
+  state?: string;
 }
 
 /** Environment variables that make the fake agent behave as described. */
@@ -55,6 +60,7 @@ export function fakeAgentEnv(options: FakeAgentOptions = {}): Record<string, str
   if (options.sessionId) env.FAKE_AGENT_SESSION_ID = options.sessionId;
   if (options.descendantTtlMs !== undefined)
     env.FAKE_AGENT_DESCENDANT_TTL_MS = String(options.descendantTtlMs);
+  if (options.state) env.FAKE_AGENT_STATE = options.state;
   return env;
 }
 
@@ -78,6 +84,10 @@ export interface Invocation {
   /** The scenario played, or `command:<subcommand>` for one of the agent's own commands. */
   scenario: string;
   sessionId: string;
+  /** The `--model`/`-m` it was given, if any. */
+  model?: string;
+  /** `CURSOR_API_KEY` in its environment, if set (a test fake: recorded in the clear). */
+  apiKey?: string;
   startedAt: number;
 }
 

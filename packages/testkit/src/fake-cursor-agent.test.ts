@@ -36,13 +36,19 @@ afterEach(() => {
 
 function runAgent(
   options: FakeAgentOptions,
-  { args = ["--print", "--output-format", "stream-json", "--force"], input = "do it" } = {},
+  {
+    args = ["--print", "--output-format", "stream-json", "--force"],
+    input = "do it",
+    env = {} as Record<string, string | undefined>,
+  } = {},
 ): SpawnSyncReturns<Buffer> {
   return spawnSync(fakeAgentBin, args, {
     input,
     env: {
       ...process.env,
+      CURSOR_API_KEY: undefined,
       ...fakeAgentEnv({ record, pidFile, descendantTtlMs: 20_000, ...options }),
+      ...env,
     },
     timeout: 30_000,
     maxBuffer: 256 * 1024 * 1024,
@@ -182,6 +188,103 @@ describe("fake-cursor-agent", () => {
         { args: ["-p", "--resume", "gone"] },
       ).stderr.toString(),
     ).toBe("Error: Chat not found: gone\n");
+  });
+
+  it("honours --model: a usage limit or a plan refusal spares Auto and the model it suggests", () => {
+    const limited = runAgent(
+      { scenario: "usage-limit:gpt-5-mini" },
+      { args: ["-p", "--model", "gpt-5"] },
+    );
+    expect(limited.status).toBe(1);
+    const lines = limited.stderr.toString().split("\n");
+    expect(lines[0]).toBe("Error: You've hit your usage limit");
+    expect(lines).toContain("  fallbackModel: gpt-5-mini");
+    expect(limited.stderr.toString()).toMatch(
+      /Your usage limits will reset when your monthly cycle ends on \d{1,2}\/\d{1,2}\/\d{4}\.\*/,
+    );
+    for (const model of ["auto", "gpt-5-mini"]) {
+      const fine = runAgent({ scenario: "usage-limit:gpt-5-mini" }, { args: ["-p", "-m", model] });
+      expect(fine.status).toBe(0);
+      expect(events(fine.stdout)[0]?.data.model).toBe(model === "auto" ? "Auto" : model);
+    }
+    expect(runAgent({ scenario: "plan-error" }, { args: ["-p", "--model", "auto"] }).status).toBe(
+      0,
+    );
+    const unknown = runAgent({ scenario: "unknown-model" }, { args: ["-p", "-m", "gpt-9"] });
+    expect(unknown.status).toBe(1);
+    expect(unknown.stdout.length).toBe(0);
+    expect(unknown.stderr.toString()).toMatch(
+      /^Cannot use this model: gpt-9\. Available models: auto/,
+    );
+    expect(readInvocations(record).map((call) => call.model)).toEqual([
+      "gpt-5",
+      "auto",
+      "gpt-5-mini",
+      "auto",
+      "gpt-9",
+    ]);
+  });
+
+  it("fails the first N times across processes, counting in FAKE_AGENT_STATE", () => {
+    const state = join(dir, "state.json");
+    const overloaded = [0, 1, 2].map(() => runAgent({ scenario: "overloaded:2", state }));
+    expect(overloaded.map((result) => result.status)).toEqual([1, 1, 0]);
+    expect(overloaded[0]!.stderr.toString()).toContain(
+      "Provider Error: We're having trouble connecting to the model provider.",
+    );
+    expect(events(overloaded[2]!.stdout).at(-1)?.type).toBe("result");
+    const limited = [0, 1].map(() => runAgent({ scenario: "rate-limited:1", state }).status);
+    expect(limited).toEqual([1, 0]);
+    const lost = runAgent({ scenario: "connection-lost:1", state });
+    expect(lost.status).toBe(1);
+    expect(events(lost.stdout).map((event) => event.type)).toEqual(
+      expect.arrayContaining(["connection", "retry"]),
+    );
+    expect(lost.stderr.toString()).toContain("Connection failed.");
+    const missing = runAgent({ scenario: "overloaded" });
+    expect(missing.status).toBe(2);
+    expect(missing.stderr.toString()).toContain("needs FAKE_AGENT_STATE");
+  });
+
+  it("finishes a session that crashed after a tool call, when resumed, without calling it again", () => {
+    const crashed = runAgent({ scenario: "crash-after-tools" });
+    expect(crashed.status).toBe(1);
+    const stream = events(crashed.stdout);
+    expect(stream.filter((event) => event.type === "tool_call")).toHaveLength(2);
+    expect(stream.some((event) => event.type === "result")).toBe(false);
+    const sessionId = String(stream[0]?.data.session_id);
+    const resumed = runAgent(
+      { scenario: "crash-after-tools" },
+      { args: ["-p", "--resume", sessionId], input: "go on" },
+    );
+    expect(resumed.status).toBe(0);
+    const after = events(resumed.stdout);
+    expect(after.filter((event) => event.type === "tool_call")).toEqual([]);
+    expect(after.at(-1)).toMatchObject({ type: "result", data: { session_id: sessionId } });
+  });
+
+  it("checks the API key in its environment", () => {
+    const none = runAgent({ scenario: "needs-key:good" });
+    expect(none.status).toBe(1);
+    expect(none.stderr.toString()).toContain("Authentication required");
+    const wrong = runAgent({ scenario: "needs-key:good" }, { env: { CURSOR_API_KEY: "bad" } });
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr.toString()).toContain("The provided API key is invalid.");
+    expect(
+      runAgent({ scenario: "needs-key:good" }, { env: { CURSOR_API_KEY: "good" } }).status,
+    ).toBe(0);
+    expect(readInvocations(record).map((call) => call.apiKey)).toEqual([undefined, "bad", "good"]);
+  });
+
+  it("announces a protocol version first, 1.0 on Auto", () => {
+    expect(events(runAgent({ scenario: "protocol:3.1" }).stdout)[0]).toMatchObject({
+      type: "protocol",
+      data: { data: { version: "3.1" } },
+    });
+    expect(
+      events(runAgent({ scenario: "protocol:3.1" }, { args: ["-p", "-m", "auto"] }).stdout)[0]
+        ?.data,
+    ).toEqual({ type: "protocol", data: { version: "1.0" } });
   });
 
   it("prints garbage: bare text, invalid UTF-8, CRLF and a last line without a newline", () => {

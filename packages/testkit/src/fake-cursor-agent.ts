@@ -3,7 +3,7 @@
 // the invocation, and plays a scenario (see scenarios.ts and the package README).
 
 import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { appendRecord, runSteps } from "./run-steps.js";
@@ -161,6 +161,44 @@ function selectSteps(
   return { name: spec, steps: scenario({ ...context, prompt: rest || prompt, param }) };
 }
 
+/**
+ * State that outlives one invocation, in the JSON file `FAKE_AGENT_STATE`: attempt counters
+ * and the like, so a scenario can fail the first N times across processes.
+ */
+function createState(file: string | undefined): Pick<ScenarioContext, "count" | "state"> {
+  if (!file) return {};
+  const read = (): Record<string, unknown> => {
+    try {
+      return JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    } catch {
+      return {};
+    }
+  };
+  const write = (values: Record<string, unknown>): void => {
+    // Written whole and renamed into place: a reader never sees half a file.
+    writeFileSync(`${file}.tmp`, JSON.stringify(values));
+    renameSync(`${file}.tmp`, file);
+  };
+  return {
+    count(key) {
+      const values = read();
+      const before = Number(values[`count:${key}`] ?? 0) || 0;
+      write({ ...values, [`count:${key}`]: before + 1 });
+      return before;
+    },
+    state: {
+      get: (key) => read()[key],
+      set: (key, value) => write({ ...read(), [key]: value }),
+    },
+  };
+}
+
+/** The display name cursor-agent reports in `system/init` for a `--model` id. */
+function displayName(model: string | undefined): string | undefined {
+  if (model === undefined) return undefined;
+  return model.toLowerCase() === "auto" ? "Auto" : model;
+}
+
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
   const { flags, positional } = parseArgs(argv);
@@ -185,13 +223,20 @@ async function main(): Promise<number> {
   const prompt = positional.length > 0 ? positional.join(" ") : stdinText;
   const turn = previousInvocations(recordFile);
   const resume = typeof flags["--resume"] === "string" ? flags["--resume"] : undefined;
+  const given = flags["--model"] ?? flags["-m"];
+  const modelId = typeof given === "string" && given !== "" ? given : undefined;
+  const apiKey = process.env.CURSOR_API_KEY || undefined;
   const context = {
     sessionId: resume ?? process.env.FAKE_AGENT_SESSION_ID ?? randomUUID(),
     requestId: randomUUID(),
     cwd: process.cwd(),
     prompt,
     resume,
+    modelId,
+    apiKey,
+    ...(displayName(modelId) ? { model: displayName(modelId) } : {}),
     speed: Number(process.env.FAKE_AGENT_SPEED ?? 1) || 1,
+    ...createState(process.env.FAKE_AGENT_STATE),
   };
   const selected = selectSteps(prompt.trim(), turn, context);
   if (recordFile) {
@@ -207,6 +252,8 @@ async function main(): Promise<number> {
       stdinIsTTY: process.stdin.isTTY === true,
       scenario: selected.name,
       sessionId: context.sessionId,
+      model: modelId,
+      apiKey,
       startedAt: Date.now(),
     });
   }

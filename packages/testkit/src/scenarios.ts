@@ -67,8 +67,20 @@ export interface ScenarioContext extends EventContext {
   param: string | undefined;
   /** The session asked for with `--resume`, if any. */
   resume: string | undefined;
+  /** The model asked for with `--model`/`-m`, as given; undefined: the agent's default. */
+  modelId?: string | undefined;
+  /** The API key in the agent's environment (`CURSOR_API_KEY`), if any. */
+  apiKey?: string | undefined;
   /** Replay speed factor (FAKE_AGENT_SPEED). */
   speed: number;
+  /**
+   * Count one more play of `key` across invocations and return how many came before this one
+   * (0 the first time): kept in the file `FAKE_AGENT_STATE`, so "overloaded twice, then fine"
+   * holds across processes.
+   */
+  count?: (key: string) => number;
+  /** Read and write a value that outlives the invocation (in `FAKE_AGENT_STATE`). */
+  state?: { get(key: string): unknown; set(key: string, value: unknown): void };
 }
 
 type Scenario = (context: ScenarioContext) => Step[];
@@ -156,6 +168,62 @@ const normal: Scenario = (context) => {
     ...closing(context, "All tests pass.", intro),
   ];
 };
+
+/** The models the fake agent knows (`--model`). */
+const KNOWN_MODELS = ["auto", "gpt-5", "gpt-5-mini", "sonnet-4.5"];
+
+// Real wording (sources in @cursor-wrap/recovery's __fixtures__/cursor-wording.ts).
+const NAMED_MODELS_UNAVAILABLE =
+  "ActionRequiredError: Named models unavailable Free plans can only use Auto. Switch to Auto or upgrade plans to continue.";
+const AUTHENTICATION_REQUIRED =
+  "Authentication required. Please run 'agent login' first, or set CURSOR_API_KEY.";
+const PROVIDER_ERROR =
+  "Provider Error: We're having trouble connecting to the model provider. This might be temporary - please try again in a moment.";
+const CONNECTION_FAILED =
+  "Connection failed. If the problem persists, please check your internet connection or VPN";
+
+const isAuto = (context: ScenarioContext): boolean => context.modelId?.toLowerCase() === "auto";
+
+/** The usage-limit block as cursor-agent prints it on stderr (cursor/cursor#3703). */
+function usageLimitBlock(fallbackModel: string, reset: string): Step[] {
+  return [
+    "Error: You've hit your usage limit",
+    "  Get Cursor Pro for more Agent usage, unlimited Tab, and more.",
+    `  fallbackModel: ${fallbackModel}`,
+    "  spendLimitHit: false",
+    "  chatMessage: *You've hit your free requests limit. [Upgrade to ",
+    "  Pro](https://www.cursor.com/api/auth/checkoutDeepControl?tier=pro) for more usage, frontier models, Background Agents, ",
+    `  and more. Your usage limits will reset ${reset}.*`,
+    "  spendLimits: [50,100,200]",
+  ].map((text) => ({ type: "stderr", text }));
+}
+
+/** The state kept across invocations; scenarios that count need FAKE_AGENT_STATE. */
+function stateOf(
+  context: ScenarioContext,
+  scenario: string,
+): NonNullable<ScenarioContext["state"]> {
+  if (!context.state) {
+    throw new Error(
+      `fake-cursor-agent: ${scenario} needs FAKE_AGENT_STATE (a file to count attempts in)`,
+    );
+  }
+  return context.state;
+}
+
+/**
+ * The first `param` (default 2) plays of `key` start a turn and fail with `failure`, then exit
+ * 1; later plays are a normal turn.
+ */
+function failsFirst(context: ScenarioContext, key: string, failure: Step[]): Step[] {
+  if (!context.count) {
+    throw new Error(
+      `fake-cursor-agent: ${key} needs FAKE_AGENT_STATE (a file to count attempts in)`,
+    );
+  }
+  if (context.count(key) >= number(context.param, 2)) return scenarios.quick!(context);
+  return [...opening(context), ...failure, { type: "exit", code: 1 }];
+}
 
 const TOOL_SAMPLES: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
   [
@@ -296,30 +364,196 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
     { type: "exit", code: 1 },
   ],
 
-  /** A named model on the free plan. */
-  "plan-error": (context) => [
-    ...opening(context),
+  /** A named model on the free plan: fine on Auto (`--model auto`). */
+  "plan-error": (context) =>
+    isAuto(context)
+      ? scenarios.quick!(context)
+      : [
+          ...opening(context),
+          { type: "stderr", text: NAMED_MODELS_UNAVAILABLE },
+          { type: "exit", code: 1 },
+        ],
+
+  /** The same, as a bare `T: ...` line on stdout. */
+  "plan-error-text": (context) =>
+    isAuto(context)
+      ? scenarios.quick!(context)
+      : [
+          ...opening(context),
+          line(`T: ${NAMED_MODELS_UNAVAILABLE.slice(21)}`),
+          { type: "exit", code: 1 },
+        ],
+
+  /**
+   * The usage-limit block (cursor/cursor#3703) on every model but Auto and the one it suggests
+   * (`param`, printed on its `fallbackModel:` line; empty by default, as in the report). The
+   * reset date is the end of a monthly cycle 20 days away.
+   */
+  "usage-limit": (context) => {
+    const suggested = context.param ?? "";
+    if (isAuto(context) || (suggested !== "" && context.modelId === suggested)) {
+      return scenarios.quick!(context);
+    }
+    const cycleEnd = new Date(Date.now() + 20 * 86_400_000);
+    return [
+      ...opening(context),
+      ...usageLimitBlock(
+        suggested,
+        `when your monthly cycle ends on ${cycleEnd.getMonth() + 1}/${cycleEnd.getDate()}/${cycleEnd.getFullYear()}`,
+      ),
+      { type: "exit", code: 1 },
+    ];
+  },
+
+  /**
+   * The usage-limit block, with a reset `param` seconds (default 2) after the first time it is
+   * hit (kept in FAKE_AGENT_STATE): until then every run hits it, afterwards runs are fine.
+   */
+  "usage-limit-soon": (context) => {
+    const store = stateOf(context, "usage-limit-soon");
+    const seconds = number(context.param, 2);
+    const resetAt =
+      Number(store.get("usage-limit-soon:reset-at") ?? 0) || Date.now() + seconds * 1_000;
+    store.set("usage-limit-soon:reset-at", resetAt);
+    if (Date.now() >= resetAt) return scenarios.quick!(context);
+    const left = Math.max(1, Math.ceil((resetAt - Date.now()) / 1_000));
+    return [
+      ...opening(context),
+      ...usageLimitBlock("", `in ${left} seconds`),
+      { type: "exit", code: 1 },
+    ];
+  },
+
+  /**
+   * The model provider is overloaded (cursor-agent's "Provider Error" line) the first `param`
+   * times (default 2, counted in FAKE_AGENT_STATE), then a normal turn.
+   */
+  overloaded: (context) =>
+    failsFirst(context, "overloaded", [{ type: "stderr", text: PROVIDER_ERROR }]),
+
+  /** Rate limited (`ConnectError: [resource_exhausted] Error`) the first `param` times (2). */
+  "rate-limited": (context) =>
+    failsFirst(context, "rate-limited", [
+      { type: "stderr", text: "ConnectError: [resource_exhausted] Error" },
+    ]),
+
+  /**
+   * The connection drops the first `param` times (2): the CLI reconnects and retries
+   * (`connection/reconnecting`, `retry/starting`), then gives up with "Connection failed".
+   */
+  "connection-lost": (context) =>
+    failsFirst(context, "connection-lost", [
+      ...thinking(context, 1),
+      line({
+        type: "connection",
+        subtype: "reconnecting",
+        attempt: 1,
+        session_id: context.sessionId,
+      }),
+      line({ type: "retry", subtype: "starting", attempt: 2, session_id: context.sessionId }),
+      { type: "stderr", text: CONNECTION_FAILED },
+    ]),
+
+  /**
+   * A shell call completes, then the stream ends without a result and the agent exits 1, saying
+   * nothing. Resumed (`--resume`), it finishes without calling the tool again.
+   */
+  "crash-after-tools": (context) => {
+    if (context.resume !== undefined) {
+      return [...opening(context), ...closing(context, "The tests I ran before pass; done.")];
+    }
+    const intro = "I'll run the tests first.";
+    return [
+      ...opening(context),
+      line(
+        ev.assistant(context, intro, {
+          modelCallId: `${context.requestId}-0-fake`,
+          timestampMs: now(),
+        }),
+      ),
+      ...shellCall(context, "call_tests\nfc_1", "npm test", 50, 30_000),
+      { type: "exit", code: 1 },
+    ];
+  },
+
+  /**
+   * Works only with `CURSOR_API_KEY` set to `param`: without a key, "Authentication required";
+   * with another, "The provided API key is invalid" (as cursor-agent 2026.05 prints them).
+   */
+  "needs-key": (context) => {
+    if (context.param !== undefined && context.apiKey === context.param) {
+      return scenarios.quick!(context);
+    }
+    const lines =
+      context.apiKey === undefined
+        ? [AUTHENTICATION_REQUIRED]
+        : [
+            "⚠ Warning: The provided API key is invalid.",
+            "The API key was loaded from the CURSOR_API_KEY environment variable.",
+          ];
+    return [...lines.map((text): Step => ({ type: "stderr", text })), { type: "exit", code: 1 }];
+  },
+
+  /** A `--model` the agent does not know: exit 1, nothing on stdout (CLI 2026.09). */
+  "unknown-model": (context) =>
+    context.modelId !== undefined && !KNOWN_MODELS.includes(context.modelId)
+      ? [
+          {
+            type: "stderr",
+            text: `Cannot use this model: ${context.modelId}. Available models: ${KNOWN_MODELS.join(", ")}`,
+          },
+          { type: "exit", code: 1 },
+        ]
+      : scenarios.quick!(context),
+
+  /** A workspace not trusted for headless runs: the CLI 2026.09 message, exit 1. */
+  "trust-required": () => [
+    ...[
+      "⚠ Workspace Trust Required",
+      "  Cursor Agent can execute code and access files in this directory.",
+      "  To proceed, you can either:",
+      "    • Run 'agent' interactively to decide",
+      "    • Pass --trust, --yolo, or -f if you trust this directory",
+    ].map((text): Step => ({ type: "stderr", text })),
+    { type: "exit", code: 1 },
+  ],
+
+  /** A session id that is not a UUID (CLI 2026.09). */
+  "bad-session-id": (context) => [
     {
       type: "stderr",
-      text: "ActionRequiredError: Named models unavailable Free plans can only use Auto. Switch to Auto or upgrade plans to continue.",
+      text: `Failed to claim persistent session for chat "${context.resume ?? context.sessionId}": Persistent-session chat ID must be a UUID`,
     },
     { type: "exit", code: 1 },
   ],
 
-  /** The same, as a bare `T: ...` line on stdout. */
-  "plan-error-text": (context) => [
-    ...opening(context),
-    line(
-      "T: Named models unavailable Free plans can only use Auto. Switch to Auto or upgrade plans to continue.",
-    ),
+  /** An organisation that forbids headless runs (no published sample of the wording). */
+  "headless-disabled": () => [
+    { type: "stderr", text: "Error: Headless mode is disabled by your organization." },
     { type: "exit", code: 1 },
   ],
 
-  /** The usage limit block. */
-  "usage-limit": () => [
-    { type: "stderr", text: "Error: You've hit your usage limit for this billing period." },
-    { type: "stderr", text: "  fallbackModel: auto\n  spendLimitHit: true" },
+  /** An error event whose words nothing recognises, then exit 1. */
+  "error-event": (context) => [
+    ...opening(context),
+    line({
+      type: "error",
+      message: "Unexpected response from the server",
+      session_id: context.sessionId,
+    }),
     { type: "exit", code: 1 },
+  ],
+
+  /**
+   * The adapter contract's protocol event first, naming version `param` (default 2.0) on every
+   * model but Auto, which speaks 1.0; then a normal turn.
+   */
+  protocol: (context) => [
+    line({
+      type: "protocol",
+      data: { version: isAuto(context) ? "1.0" : (context.param ?? "2.0") },
+    }),
+    ...scenarios.quick!(context),
   ],
 
   /** `--resume` of a session the agent does not know. */

@@ -15,6 +15,21 @@ export interface AgentArgsInput {
   firstTurn: boolean;
   /** Agent flags supplied by cursor-wrap variables (`CURSOR_WRAP_MODEL`), if the command line has none. */
   fromEnv?: readonly string[];
+  /** A fallback model the recovery policy switched to: it replaces the user's `--model`. */
+  model?: string | undefined;
+  /** An auth profile supplies the credentials: the user's `--api-key`/`--auth-token` are left out. */
+  profileCredentials?: boolean;
+}
+
+/** The model the user asked for: the last `--model`/`-m`, else `CURSOR_WRAP_MODEL` (via `fromEnv`). */
+export function requestedModel(
+  given: readonly AgentArgument[],
+  fromEnv: readonly string[] = [],
+): string | undefined {
+  const last = given.filter((argument) => argument.flag?.role === "model").at(-1);
+  if (last) return last.value;
+  const index = fromEnv.indexOf("--model");
+  return index === -1 ? undefined : fromEnv[index + 1];
 }
 
 /**
@@ -32,11 +47,22 @@ export function turnArgs(input: AgentArgsInput): string[] {
   }
   const userForce = input.given.some((argument) => argument.flag?.role === "force");
   if (input.force && !userForce) args.push("--force");
-  args.push(...(input.fromEnv ?? []));
+  const fromEnv = input.fromEnv ?? [];
+  for (let index = 0; index < fromEnv.length; index += 2) {
+    if (input.model !== undefined && fromEnv[index] === "--model") continue;
+    args.push(...fromEnv.slice(index, index + 2));
+  }
+  if (input.model !== undefined) args.push("--model", input.model);
   for (const argument of input.given) {
     switch (argument.flag?.role) {
       case "print":
       case "output-format":
+        break;
+      case "model":
+        if (input.model === undefined) args.push(...argument.tokens);
+        break;
+      case "credential":
+        if (!input.profileCredentials) args.push(...argument.tokens);
         break;
       case "resume":
         if (input.firstTurn) args.push(...argument.tokens);

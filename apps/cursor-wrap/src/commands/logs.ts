@@ -154,12 +154,16 @@ async function showLog(path: string, io: RunIo): Promise<void> {
           }
           case "retry": {
             const fields = record as Partial<RecordFields["retry"]>;
+            // A retry after a hang carries the hang; any other says what it did in its summary.
+            const hang = fields.kind === undefined || fields.kind === "hang";
             formatter.wrapper({
               kind: "retry",
               attempt: Number(fields.attempt),
               maxAttempts: Number(fields.max_attempts),
-              prompt: String(fields.prompt),
-              reason: fields.reason ?? UNRECORDED_REASON,
+              ...(typeof fields.prompt === "string" ? { prompt: fields.prompt } : {}),
+              ...(hang
+                ? { reason: fields.reason ?? UNRECORDED_REASON }
+                : { message: String(fields.summary) }),
             });
             break;
           }

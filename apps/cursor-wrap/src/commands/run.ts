@@ -5,14 +5,17 @@ import {
   type Formatter,
 } from "@cursor-wrap/format";
 import { openSessionLog } from "@cursor-wrap/logger";
-import { turnArgs } from "../agent/agent-args.js";
+import { DEFAULT_BACKOFF, DEFAULT_POLICY } from "@cursor-wrap/recovery";
+import { requestedModel, turnArgs } from "../agent/agent-args.js";
 import { exitCodeOf } from "../exit-codes.js";
 import { recordsWhere, writeRecord } from "../log-records.js";
+import { loadAuthProfiles, type ProfileEnvironment } from "../options/auth-profiles.js";
 import { monitorOptions } from "../options/resolve.js";
 import type { RunOptions } from "../options/run-options.js";
 import { openPromptHistory } from "../prompt-history.js";
 import { createPromptReader } from "../prompt-reader.js";
 import { type CancelReason, createRunControl } from "../run-control.js";
+import { formatterCountdown, stderrCountdown, type WaitDisplay } from "../session/recovery-wait.js";
 import { runInteractiveSession, runPrintSession, type SessionContext } from "../session/session.js";
 import type { TurnSettings } from "../turn/run-turn.js";
 import { UsageError } from "../usage-error.js";
@@ -59,18 +62,24 @@ async function printPrompt(options: RunOptions, io: RunIo): Promise<string | Buf
   return bytes;
 }
 
-/** What a turn reads of the options. */
-function turnSettings(options: RunOptions & { agentBin: string }): TurnSettings {
+/** What a turn reads of the options (and the auth profiles' credentials, read at start). */
+function turnSettings(
+  options: RunOptions & { agentBin: string },
+  profiles: ReadonlyMap<string, ProfileEnvironment>,
+): TurnSettings {
   return {
     agentBin: options.agentBin,
-    agentArgs: ({ resume, firstTurn }) =>
+    agentArgs: ({ resume, firstTurn, model, profile }) =>
       turnArgs({
         given: options.agentArguments,
         force: options.force,
         resume,
         firstTurn,
         fromEnv: options.agentArgumentsFromEnv,
+        model,
+        profileCredentials: profile !== undefined,
       }),
+    profileEnv: (profile) => profiles.get(profile) ?? {},
     pty: options.pty,
     killGraceMs: options.killGraceMs,
     drainGraceMs: options.drainGraceMs,
@@ -155,6 +164,23 @@ function createOutputs(options: RunOptions, io: RunIo, presentation: Presentatio
   };
 }
 
+/**
+ * The countdown of a wait between attempts, on a terminal: in the text rendering's status line
+ * when stdout is a terminal that shows one, else on stderr when that is a terminal; none
+ * elsewhere (the retry line and the log say how long the wait is).
+ */
+function waitDisplayOf(
+  formatter: Formatter,
+  rendersForPeople: boolean,
+  io: RunIo,
+): { waitDisplay?: WaitDisplay } {
+  if (rendersForPeople && io.stdout.isTTY === true) {
+    return { waitDisplay: formatterCountdown(formatter, () => performance.now()) };
+  }
+  if (io.stderr.isTTY === true) return { waitDisplay: stderrCountdown(io.stderr) };
+  return {};
+}
+
 /** The session's outcome, or what stopped it: a signal, or stdout failing. */
 function outcomeOf(stopping: CancelReason | undefined, outcome: string): string {
   if (stopping?.kind === "shutdown") return `signal ${stopping.signal}`;
@@ -171,7 +197,10 @@ export async function runCommand(
   options: RunOptions & { agentBin: string },
   io: RunIo,
   presentation: Presentation = {},
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
+  // Read once, before anything starts: a profile without credentials is a usage error.
+  const profiles = loadAuthProfiles(options.authProfiles, env);
   const printed = options.print ? await printPrompt(options, io) : undefined;
   const startedAt = performance.now();
   const { formatter, rendersForPeople, stderr } = createOutputs(options, io, presentation);
@@ -206,6 +235,12 @@ export async function runCommand(
     drain_grace_ms: options.drainGraceMs,
     prompt_after_hang: options.promptAfterHang,
     max_hang_retries: options.maxHangRetries,
+    max_retries: options.maxRetries,
+    retry_backoff_ms: options.retryBackoffMs,
+    fallback_models: options.fallbackModels,
+    wait_for_reset: options.waitForReset,
+    max_wait_ms: options.maxWaitMs,
+    auth_profiles: options.authProfiles,
     pty: options.pty,
     parse_cap: options.parseCap,
   });
@@ -219,7 +254,7 @@ export async function runCommand(
   });
   const context: SessionContext = {
     turn: {
-      settings: turnSettings(options),
+      settings: turnSettings(options, profiles),
       log,
       formatter,
       stdout: io.stdout,
@@ -231,6 +266,21 @@ export async function runCommand(
     resume: options.resume,
     promptAfterHang: options.promptAfterHang,
     maxHangRetries: options.maxHangRetries,
+    recovery: {
+      maxRetries: options.maxRetries,
+      // A base above the usual ceiling is its own ceiling: the first wait is never cut.
+      backoff: {
+        baseMs: options.retryBackoffMs,
+        maxMs: Math.max(DEFAULT_BACKOFF.maxMs, options.retryBackoffMs),
+      },
+      fallbackModels: options.fallbackModels,
+      waitForReset: options.waitForReset,
+      maxWaitMs: options.maxWaitMs,
+      authProfiles: options.authProfiles,
+      continuePrompt: options.promptAfterHang ?? DEFAULT_POLICY.continuePrompt,
+    },
+    model: requestedModel(options.agentArguments, options.agentArgumentsFromEnv),
+    ...waitDisplayOf(formatter, rendersForPeople, io),
   };
 
   const reader = options.print

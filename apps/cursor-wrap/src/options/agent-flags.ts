@@ -34,7 +34,11 @@ export type AgentFlagRole =
   /** Allows commands without asking: cursor-wrap passes `--force` unless one of these is given. */
   | "force"
   /** Makes the agent print something and exit: run it directly, not as a supervised turn. */
-  | "info";
+  | "info"
+  /** The model: replaced when the recovery policy switches to a fallback model. */
+  | "model"
+  /** Credentials: left out while an auth profile supplies its own (`--auth-profile`). */
+  | "credential";
 
 /** One flag of cursor-agent. */
 export interface AgentFlag {
@@ -86,6 +90,7 @@ export const AGENT_FLAGS: readonly AgentFlag[] = [
     name: "model",
     short: "m",
     arity: "value",
+    role: "model",
     env: "CURSOR_WRAP_MODEL",
     description: "Model to use",
   },
@@ -97,8 +102,20 @@ export const AGENT_FLAGS: readonly AgentFlag[] = [
     role: "info",
     description: "List available models and exit",
   },
-  { name: "api-key", arity: "value", secret: true, description: "API key (or CURSOR_API_KEY)" },
-  { name: "auth-token", arity: "value", secret: true, description: "Authentication token" },
+  {
+    name: "api-key",
+    arity: "value",
+    role: "credential",
+    secret: true,
+    description: "API key (or CURSOR_API_KEY)",
+  },
+  {
+    name: "auth-token",
+    arity: "value",
+    role: "credential",
+    secret: true,
+    description: "Authentication token",
+  },
   {
     name: "header",
     short: "H",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { turnArgs } from "../agent/agent-args.js";
+import { requestedModel, turnArgs } from "../agent/agent-args.js";
 import { redactAgentArgs } from "./agent-flags.js";
 import {
   agentArgumentsOf,
@@ -189,6 +189,52 @@ describe("turnArgs", () => {
         fromEnv: ["--model", "m"],
       }),
     ).toEqual([...OURS, "--resume", "s", "--model", "m"]);
+  });
+});
+
+describe("turnArgs after a recovery", () => {
+  it("replaces the user's model (from the command line or CURSOR_WRAP_MODEL) by a fallback", () => {
+    const given = agentArgumentsOf(parseCommandLine(["-m", "gpt-5", "--trust"]));
+    expect(requestedModel(given)).toBe("gpt-5");
+    expect(turnArgs({ given, force: true, resume: "s1", firstTurn: false, model: "auto" })).toEqual(
+      [...OURS, "--resume", "s1", "--force", "--model", "auto", "--trust"],
+    );
+    const fromEnv = ["--model", "gpt-5", "--workspace", "/w"];
+    expect(requestedModel([], fromEnv)).toBe("gpt-5");
+    expect(
+      turnArgs({
+        given: [],
+        force: false,
+        resume: undefined,
+        firstTurn: true,
+        fromEnv,
+        model: "auto",
+      }),
+    ).toEqual([...OURS, "--workspace", "/w", "--model", "auto"]);
+    expect(requestedModel([])).toBeUndefined();
+  });
+
+  it("leaves the user's credentials out while an auth profile supplies its own", () => {
+    const given = agentArgumentsOf(
+      parseCommandLine(["--api-key", "k", "--auth-token=t", "-m", "gpt-5"]),
+    );
+    expect(
+      turnArgs({
+        given,
+        force: false,
+        resume: undefined,
+        firstTurn: true,
+        profileCredentials: true,
+      }),
+    ).toEqual([...OURS, "-m", "gpt-5"]);
+    expect(turnArgs({ given, force: false, resume: undefined, firstTurn: true })).toEqual([
+      ...OURS,
+      "--api-key",
+      "k",
+      "--auth-token=t",
+      "-m",
+      "gpt-5",
+    ]);
   });
 });
 

@@ -10,6 +10,7 @@ import {
   DEFAULT_TOOL_TIMEOUTS,
   MAX_TIMER_DELAY_MS,
 } from "@cursor-wrap/monitor";
+import { DEFAULT_BACKOFF, DEFAULT_POLICY } from "@cursor-wrap/recovery";
 import { DEFAULT_DRAIN_GRACE_MS, DEFAULT_KILL_GRACE_MS } from "@cursor-wrap/supervisor";
 import { UsageError } from "../usage-error.js";
 import type { FlagKey, RunOptions, StderrMode } from "./run-options.js";
@@ -103,6 +104,32 @@ function graceDuration(value: string, source: string): number {
 }
 
 const showDurationOrOff = (ms: number): string => (Number.isFinite(ms) ? showDuration(ms) : "off");
+
+/** A whole number >= 0. */
+function wholeNumber(value: string, source: string): number {
+  const number = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(number)) {
+    throw new UsageError(`${source} takes a whole number >= 0, not ${JSON.stringify(value)}`);
+  }
+  return number;
+}
+
+/** A comma-separated list of words (`auto,gpt-5`); empty: none. */
+function wordList(pattern: RegExp, what: string) {
+  return (value: string, source: string): string[] => {
+    const words = value
+      .split(",")
+      .map((word) => word.trim())
+      .filter(Boolean);
+    const bad = words.find((word) => !pattern.test(word));
+    if (bad !== undefined) {
+      throw new UsageError(`${source} takes ${what}, not ${JSON.stringify(bad)}`);
+    }
+    return words;
+  };
+}
+
+const showList = (words: readonly string[]): string => (words.length ? words.join(",") : "none");
 
 /**
  * Silence before the first output that counts as a hang, ms: since May 2026 headless runs wait
@@ -299,14 +326,78 @@ export const FLAGS: readonly AnyFlag[] = [
     group: "recovery",
     placeholder: "<n>",
     description: "Automatic retries after hangs in a row",
+    parse: wholeNumber,
+    default: DEFAULT_POLICY.hang.maxRetries,
+  }),
+  flag({
+    key: "maxRetries",
+    name: "max-retries",
+    group: "recovery",
+    placeholder: "<n>",
+    description:
+      "Retries after a transient failure (connection lost, rate limited, overloaded, stream ended mid-turn), per prompt and model, resuming the session when there is one (0: none)",
+    parse: wholeNumber,
+    default: DEFAULT_POLICY.maxRetries,
+  }),
+  flag({
+    key: "retryBackoffMs",
+    name: "retry-backoff",
+    group: "recovery",
+    placeholder: "<duration>",
+    description:
+      "Wait before the first retry; each next one doubles, at most 5m (or this, if longer), and each is a random point between half and all of it (2s: 1-2s, 2-4s, 4-8s)",
     parse(value, source) {
-      const retries = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
-      if (!Number.isSafeInteger(retries)) {
-        throw new UsageError(`${source} takes a whole number >= 0, not ${JSON.stringify(value)}`);
-      }
-      return retries;
+      const ms = parseDuration(value, source);
+      if (ms <= 0) throw new UsageError(`${source} must be longer than 0`);
+      return ms;
     },
-    default: 3,
+    default: DEFAULT_BACKOFF.baseMs,
+    show: showDuration,
+  }),
+  flag({
+    key: "fallbackModels",
+    name: "fallback-model",
+    group: "recovery",
+    placeholder: "<models>",
+    description:
+      "Models to go on with, in order, on a usage limit, a model the plan cannot use or the agent does not know, an unsupported protocol, or a model that stays overloaded or rate limited: auto (Cursor's Auto), suggested (the model the agent names), or model names",
+    parse: wordList(/^[\w.:/@[\]=-]+$/, "model names separated by commas"),
+    default: () => [],
+    show: showList,
+  }),
+  flag({
+    key: "waitForReset",
+    name: "wait-for-reset",
+    group: "recovery",
+    description:
+      "On a usage limit that says when it resets, wait for the reset (at most --max-wait; a countdown on a terminal, Ctrl+C stops) and resume, before trying --fallback-model",
+    parse: parseBoolean,
+    default: DEFAULT_POLICY.waitForReset,
+    show: showOnOff,
+  }),
+  flag({
+    key: "maxWaitMs",
+    name: "max-wait",
+    group: "recovery",
+    placeholder: "<duration>",
+    description: "The longest wait for a reset with --wait-for-reset",
+    parse: parseDuration,
+    default: DEFAULT_POLICY.maxWaitMs,
+    show: showDuration,
+  }),
+  flag({
+    key: "authProfiles",
+    name: "auth-profile",
+    group: "recovery",
+    placeholder: "<names>",
+    description:
+      "Credential sets to try in order on an auth failure, each once: CURSOR_WRAP_AUTH_<NAME> holds an API key, or CURSOR_WRAP_AUTH_<NAME>_FILE names a file holding one (read at start, never shown or logged)",
+    parse: wordList(
+      /^[A-Za-z0-9_-]+$/,
+      "profile names (letters, digits, - and _) separated by commas",
+    ),
+    default: () => [],
+    show: showList,
   }),
   flag({
     key: "agentBin",

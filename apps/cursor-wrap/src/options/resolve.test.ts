@@ -31,6 +31,12 @@ describe("resolveRunOptions", () => {
       tickIntervalMs: undefined,
       promptAfterHang: undefined,
       maxHangRetries: 3,
+      maxRetries: 3,
+      retryBackoffMs: 2_000,
+      fallbackModels: [],
+      waitForReset: false,
+      maxWaitMs: 21_600_000,
+      authProfiles: [],
       agentBin: undefined,
       force: true,
       pty: false,
@@ -44,6 +50,41 @@ describe("resolveRunOptions", () => {
       agentArgumentsFromEnv: [],
       prompt: undefined,
     });
+  });
+
+  it("reads the recovery flags: retries, backoff, fallback models, waits, auth profiles", () => {
+    expect(
+      resolve({
+        "max-retries": "5",
+        "retry-backoff": "500ms",
+        "fallback-model": " suggested, auto ,gpt-5-mini ",
+        "wait-for-reset": true,
+        "max-wait": "2h",
+        "auth-profile": "work,spare-2",
+      }),
+    ).toMatchObject({
+      maxRetries: 5,
+      retryBackoffMs: 500,
+      fallbackModels: ["suggested", "auto", "gpt-5-mini"],
+      waitForReset: true,
+      maxWaitMs: 7_200_000,
+      authProfiles: ["work", "spare-2"],
+    });
+    expect(
+      resolve({}, { CURSOR_WRAP_FALLBACK_MODEL: "auto", CURSOR_WRAP_WAIT_FOR_RESET: "1" }),
+    ).toMatchObject({ fallbackModels: ["auto"], waitForReset: true });
+    expect(() => resolve({ "max-retries": "-1" })).toThrow(
+      '--max-retries takes a whole number >= 0, not "-1"',
+    );
+    expect(() => resolve({ "retry-backoff": "0s" })).toThrow(
+      "--retry-backoff must be longer than 0",
+    );
+    expect(() => resolve({ "auth-profile": "work,a b" })).toThrow(
+      '--auth-profile takes profile names (letters, digits, - and _) separated by commas, not "a b"',
+    );
+    expect(defaultText(flagFor("fallbackModels") as never)).toBe("none");
+    expect(defaultText(flagFor("maxWaitMs") as never)).toBe("6h");
+    expect(defaultText(flagFor("retryBackoffMs") as never)).toBe("2s");
   });
 
   it("switches output and console defaults with -p", () => {
@@ -144,6 +185,12 @@ describe("the flag table", () => {
       "resume",
       "prompt-after-hang",
       "max-hang-retries",
+      "max-retries",
+      "retry-backoff",
+      "fallback-model",
+      "wait-for-reset",
+      "max-wait",
+      "auth-profile",
       "exit-grace",
       "kill-grace",
       "max-turn-duration",

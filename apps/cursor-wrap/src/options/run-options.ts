@@ -33,6 +33,17 @@ export interface RunOptions {
   tickIntervalMs: number | undefined;
   promptAfterHang: string | undefined;
   maxHangRetries: number;
+  /** Retries after transient failures, per prompt and model. */
+  maxRetries: number;
+  /** The first retry's backoff ceiling, ms (doubling after). */
+  retryBackoffMs: number;
+  /** Models to go on with, in order (`auto`, `suggested`, names). */
+  fallbackModels: string[];
+  /** Wait for a usage limit's reset (up to `maxWaitMs`) instead of switching models. */
+  waitForReset: boolean;
+  maxWaitMs: number;
+  /** Auth profile names, tried in order on an auth failure. */
+  authProfiles: string[];
   /** The agent binary as given; undefined: look for it (R-CLI1d). */
   agentBin: string | undefined;
   force: boolean;

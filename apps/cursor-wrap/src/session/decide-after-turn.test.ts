@@ -1,6 +1,7 @@
+import { DEFAULT_POLICY, failureOf } from "@cursor-wrap/recovery";
 import { describe, expect, it } from "vitest";
 import type { TurnResult } from "../turn/turn-result.js";
-import { decideAfterTurn, nextConsecutiveHangs, type SessionState } from "./decide-after-turn.js";
+import { decideAfterTurn, type SessionState } from "./decide-after-turn.js";
 
 const REASON = { kind: "idle" as const, idleMs: 1, openCallCount: 0, openCalls: [], message: "x" };
 const BASE = {
@@ -24,7 +25,13 @@ const RESULTS: Record<string, TurnResult> = {
     ...BASE,
     outcome: "hang",
     reason: REASON,
-    failure: { kind: "auth", detail: "Authentication required" },
+    failure: failureOf("auth", "Authentication required"),
+  },
+  "hang after an overload message": {
+    ...BASE,
+    outcome: "hang",
+    reason: REASON,
+    failure: failureOf("overloaded", "Provider Error: We're having trouble connecting"),
   },
   "Ctrl+C": { ...BASE, outcome: "cancelled", cancel: { kind: "turn", signal: "SIGINT" } },
   SIGTERM: { ...BASE, outcome: "cancelled", cancel: { kind: "shutdown", signal: "SIGTERM" } },
@@ -34,9 +41,23 @@ const RESULTS: Record<string, TurnResult> = {
 const state = (mode: SessionState["mode"], retries: "none" | "left" | "spent"): SessionState => ({
   mode,
   sessionId: "s",
-  promptAfterHang: retries === "none" ? undefined : "continue",
-  maxHangRetries: 2,
-  consecutiveHangs: retries === "spent" ? 2 : 0,
+  policy: {
+    ...DEFAULT_POLICY,
+    hang: { prompt: retries === "none" ? undefined : "continue", maxRetries: 2 },
+  },
+  // Two hangs already retried: the budget of hang retries is spent.
+  previous:
+    retries === "spent"
+      ? [1, 2].map(() => ({
+          failure: "hang" as const,
+          action: "resume" as const,
+          model: undefined,
+          profile: undefined,
+        }))
+      : [],
+  model: undefined,
+  profile: undefined,
+  clock: { now: () => 0, random: () => 0.5 },
 });
 
 const show = (step: ReturnType<typeof decideAfterTurn>): string => {
@@ -72,6 +93,9 @@ describe("decideAfterTurn", () => {
     ["abnormal", "interactive", "left", "ask"],
     ["hang + auth failure", "print", "left", "exit error"],
     ["hang + auth failure", "interactive", "left", "exit error"],
+    // A transient message before a hang does not make it anything but a hang.
+    ["hang after an overload message", "print", "left", "retry 1/2"],
+    ["hang after an overload message", "print", "none", "exit hang"],
     ["Ctrl+C", "interactive", "none", "ask"],
     ["SIGTERM", "print", "none", "exit signal SIGTERM"],
     ["SIGTERM", "interactive", "none", "exit signal SIGTERM"],
@@ -89,12 +113,63 @@ describe("decideAfterTurn", () => {
   });
 });
 
-describe("nextConsecutiveHangs", () => {
-  it("counts retries in a row and starts over after a settled turn", () => {
-    const retry = { next: "retry", prompt: "p", attempt: 1, maxAttempts: 2 } as const;
-    expect(nextConsecutiveHangs(RESULTS.hang!, retry, 1)).toBe(2);
-    expect(nextConsecutiveHangs(RESULTS.completed!, { next: "ask" }, 2)).toBe(0);
-    expect(nextConsecutiveHangs(RESULTS.hang!, { next: "ask" }, 2)).toBe(0);
-    expect(nextConsecutiveHangs(RESULTS["Ctrl+C"]!, { next: "ask" }, 2)).toBe(2);
+describe("decideAfterTurn with the recovery policy", () => {
+  const overloaded: TurnResult = {
+    ...BASE,
+    outcome: "abnormal",
+    exit: { code: 1, signal: null },
+    failure: failureOf("overloaded", "Provider Error: We're having trouble connecting"),
+  };
+
+  it("retries a transient failure after a backoff, resuming the session", () => {
+    const step = decideAfterTurn(overloaded, state("print", "none"));
+    expect(step).toMatchObject({
+      next: "retry",
+      prompt: undefined,
+      attempt: 1,
+      maxAttempts: 3,
+      recovery: { action: "resume", resume: "s", delayMs: 1_500 },
+    });
+  });
+
+  it("sends the continue prompt when the failed attempt had done work", () => {
+    const step = decideAfterTurn({ ...overloaded, progressed: true }, state("print", "none"));
+    expect(step).toMatchObject({ next: "retry", prompt: DEFAULT_POLICY.continuePrompt });
+  });
+
+  it("gives up a transient failure once the retries are spent: exit 1 with -p, ask interactively", () => {
+    const spent = {
+      ...state("print", "none"),
+      previous: [1, 2, 3].map(() => ({
+        failure: "overloaded" as const,
+        action: "resume" as const,
+        model: undefined,
+        profile: undefined,
+      })),
+    };
+    expect(decideAfterTurn(overloaded, spent)).toMatchObject({
+      next: "exit",
+      ending: { kind: "error" },
+      gaveUp: { decision: { reason: "retries-spent" } },
+    });
+    expect(decideAfterTurn(overloaded, { ...spent, mode: "interactive" })).toMatchObject({
+      next: "ask",
+    });
+  });
+
+  it("switches to a fallback model on a usage limit", () => {
+    const limited: TurnResult = {
+      ...overloaded,
+      failure: failureOf("usage-limit", "Error: You've hit your usage limit"),
+    };
+    const step = decideAfterTurn(limited, {
+      ...state("print", "none"),
+      policy: { ...DEFAULT_POLICY, fallbackModels: ["auto"] },
+      model: "gpt-5",
+    });
+    expect(step).toMatchObject({
+      next: "retry",
+      recovery: { action: "switch-model", model: "auto" },
+    });
   });
 });

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { createFormatter } from "@cursor-wrap/format";
 import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_POLICY, failureOf } from "@cursor-wrap/recovery";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { PromptInput, PromptReader } from "../prompt-reader.js";
 import type { CancelReason } from "../run-control.js";
 import type { TurnRequest, TurnSettings } from "../turn/run-turn.js";
@@ -18,6 +19,7 @@ beforeEach(() => {
   log = openSessionLog({ dir, retentionMs: 0, fsync: false });
 });
 afterEach(() => {
+  vi.useRealTimers();
   log.close({ outcome: "test", flagged: false, exit_code: 0 });
   rmSync(dir, { recursive: true, force: true });
 });
@@ -158,7 +160,7 @@ describe("runPrintSession", () => {
           ...base(undefined),
           outcome: "abnormal",
           exit: { code: 1, signal: null },
-          failure: { kind: "auth", detail: "Authentication required" },
+          failure: failureOf("auth", "Authentication required"),
         },
       ],
       { promptAfterHang: "continue" },
@@ -207,5 +209,146 @@ describe("runInteractiveSession", () => {
       outcome: "cancelled",
       turns: 0,
     });
+  });
+});
+
+describe("recovery", () => {
+  const USAGE = { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  const failed = (sessionId: string | undefined, failure: ReturnType<typeof failureOf>) => ({
+    ...base(sessionId),
+    outcome: "abnormal" as const,
+    exit: { code: 1, signal: null },
+    failure,
+  });
+  const CLOCK = { now: () => Date.UTC(2026, 8, 14), random: () => 0.5 };
+
+  it("goes on with the fallback model on a usage limit, resuming the session, and adds up the attempts", async () => {
+    const { context, requests, wrapperLines } = setUp(
+      [
+        failed("s1", failureOf("usage-limit", "Error: You've hit your usage limit")),
+        { ...base("s1"), outcome: "completed", usage: USAGE },
+      ],
+      {
+        model: "gpt-5",
+        recovery: { ...DEFAULT_POLICY, fallbackModels: ["suggested", "auto"] },
+        clock: CLOCK,
+      },
+    );
+    const result = await runPrintSession(context, "build it");
+    expect(result).toMatchObject({ ending: { kind: "completed" }, outcome: "completed", turns: 2 });
+    expect(requests.map((request) => [request.prompt, request.resume, request.model])).toEqual([
+      ["build it", undefined, undefined],
+      ["build it", "s1", "auto"],
+    ]);
+    expect(wrapperLines()).toEqual([
+      expect.objectContaining({
+        subtype: "retry",
+        kind: "usage-limit",
+        action: "switch-model",
+        model: "auto",
+        wait_ms: 0,
+        attempt: 1,
+        max_attempts: 2,
+        session_id: "s1",
+        reason: "usage limit on gpt-5: switching to auto, resuming the session with the prompt",
+      }),
+    ]);
+    expect(records().find((record) => record.msg === "attempts_summary")).toMatchObject({
+      models: ["gpt-5", "auto"],
+      usage: USAGE,
+      attempts: [
+        { attempt: 1, model: "gpt-5", failure: "usage-limit", action: "switch-model" },
+        { attempt: 2, model: "auto", outcome: "completed" },
+      ],
+    });
+  });
+
+  it("retries a transient failure after the backoff, on a fake clock", async () => {
+    vi.useFakeTimers();
+    const overloaded = failureOf("overloaded", "Provider Error: We're having trouble connecting");
+    const { context, requests } = setUp(
+      [failed("s1", overloaded), failed("s1", overloaded), { ...base("s1"), outcome: "completed" }],
+      { clock: CLOCK },
+    );
+    const done = runPrintSession(context, "build it");
+    await vi.advanceTimersByTimeAsync(1_499);
+    expect(requests).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(requests).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(2_999);
+    expect(requests).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    const result = await done;
+    expect(result).toMatchObject({ ending: { kind: "completed" }, turns: 3 });
+    expect(requests.map((request) => [request.prompt, request.resume])).toEqual([
+      ["build it", undefined],
+      ["build it", "s1"],
+      ["build it", "s1"],
+    ]);
+    expect(
+      records()
+        .filter((record) => record.msg === "wait_ended")
+        .map((record) => [record.waited_ms, record.cancelled]),
+    ).toEqual([
+      [1_500, false],
+      [3_000, false],
+    ]);
+    expect(records().find((record) => record.msg === "attempts_summary")).toMatchObject({
+      waited_ms: 4_500,
+    });
+  });
+
+  it("ends a wait for a reset on Ctrl+C: no further attempt, the output closed as cancelled", async () => {
+    vi.useFakeTimers();
+    const now = Date.UTC(2026, 8, 14);
+    let waiting: AbortController | undefined;
+    const { context, requests, wrapperLines } = setUp(
+      [
+        failed(
+          "s1",
+          failureOf("usage-limit", "Error: You've hit your usage limit", {
+            resetAt: now + 3_600_000,
+            resetText: "in 1h",
+          }),
+        ),
+      ],
+      {
+        recovery: { ...DEFAULT_POLICY, waitForReset: true },
+        clock: { now: () => now, random: () => 0.5 },
+      },
+    );
+    context.control = { ...context.control, turnStarted: (controller) => (waiting = controller) };
+    const done = runPrintSession(context, "build it");
+    await vi.advanceTimersByTimeAsync(60_000);
+    waiting!.abort({ kind: "shutdown", signal: "SIGINT" });
+    const result = await done;
+    expect(result).toMatchObject({
+      ending: { kind: "signal", signal: "SIGINT" },
+      outcome: "cancelled",
+    });
+    expect(requests).toHaveLength(1);
+    expect(wrapperLines().map((line) => [line.subtype, line.action ?? line.reason])).toEqual([
+      ["retry", "wait-until"],
+      ["cancelled", "cancelled by SIGINT"],
+    ]);
+    expect(records().find((record) => record.msg === "wait_ended")).toMatchObject({
+      waited_ms: 60_000,
+      cancelled: true,
+      signal: "SIGINT",
+    });
+  });
+
+  it("tries each auth profile once, afresh, then gives up with one message", async () => {
+    const auth = failureOf("auth", "Authentication required.");
+    const { context, requests, errors } = setUp(
+      [failed(undefined, auth), failed(undefined, auth), failed(undefined, auth)],
+      { recovery: { ...DEFAULT_POLICY, authProfiles: ["old", "new"] }, clock: CLOCK },
+    );
+    const result = await runPrintSession(context, "x");
+    expect(result).toMatchObject({ ending: { kind: "error" }, outcome: "failure", turns: 3 });
+    expect(requests.map((request) => request.profile)).toEqual([undefined, "old", "new"]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain("cursor-agent is not signed in");
+    expect(errors[0]).toContain("Every --auth-profile was tried.");
   });
 });

@@ -240,4 +240,87 @@ describe("runTurn", () => {
     // --stderr errors: the JSON mirror is only logged, the error line is shown.
     expect(stderr.bytes().toString()).toBe("Error: stream closed unexpectedly\n");
   });
+
+  it("stops an agent whose stream begins with an unsupported protocol version, at once", async () => {
+    const { agent, context, stdout } = setUp();
+    const turn = startTurn(context);
+    await agent.whenStarted;
+    // A whole turn in one chunk: nothing after the version line is forwarded or trusted.
+    agent.stdout(
+      line({ type: "protocol", data: { version: "2.0" } }) +
+        line({ type: "system", subtype: "init", session_id: SESSION }) +
+        line({ type: "result", subtype: "success", is_error: false, result: "ok" }),
+    );
+    await vi.waitFor(() => expect(agent.kills).toEqual(["unsupported protocol version 2.0"]));
+    const result = await turn;
+    expect(result).toMatchObject({
+      outcome: "abnormal",
+      failure: { kind: "protocol", detail: "protocol version 2.0" },
+    });
+    // The line itself is forwarded, as every line is.
+    expect(stdout.bytes().toString()).toBe(line({ type: "protocol", data: { version: "2.0" } }));
+    expect(records().find((record) => record.msg === "protocol_version")).toMatchObject({
+      version: "2.0",
+      supported: false,
+    });
+  });
+
+  it("lets a supported protocol version through, and a stream without one, unchanged", async () => {
+    const { agent, context } = setUp();
+    const turn = startTurn(context);
+    await agent.whenStarted;
+    agent.stdout(line({ type: "protocol", data: { version: "1.0" } }));
+    agent.stdout(line({ type: "system", subtype: "init", session_id: SESSION }));
+    agent.stdout(line({ type: "result", subtype: "success", is_error: false, result: "ok" }));
+    agent.exit();
+    expect(await turn).toMatchObject({ outcome: "completed", failure: undefined });
+    expect(agent.kills).toEqual([]);
+    expect(records().find((record) => record.msg === "protocol_version")).toMatchObject({
+      version: "1.0",
+      supported: true,
+    });
+  });
+
+  it("calls a non-zero exit after the stream began a stream that ended mid-turn, with the work done", async () => {
+    const { agent, context } = setUp();
+    const turn = startTurn(context);
+    await agent.whenStarted;
+    agent.stdout(line({ type: "system", subtype: "init", session_id: SESSION }));
+    agent.stdout(
+      line({
+        type: "tool_call",
+        subtype: "started",
+        call_id: "c1",
+        tool_call: { shellToolCall: { args: { command: "npm test", timeout: 30_000 } } },
+      }),
+    );
+    agent.exit({ code: 1, signal: null });
+    expect(await turn).toMatchObject({
+      outcome: "abnormal",
+      progressed: true,
+      failure: { kind: "ended-mid-turn", transient: true },
+    });
+  });
+
+  it("passes an auth profile's credentials in the environment, and the fallback model to the arguments", async () => {
+    const { agent, context } = setUp({
+      agentArgs: ({ model }) => ["--print", ...(model ? ["--model", model] : [])],
+      profileEnv: () => ({ CURSOR_API_KEY: "k-2", CURSOR_AUTH_TOKEN: undefined }),
+    });
+    vi.stubEnv("CURSOR_AUTH_TOKEN", "from-the-user");
+    try {
+      const turn = startTurn(context, { model: "auto", profile: "spare" });
+      await agent.whenStarted;
+      agent.exit();
+      await turn;
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(agent.started?.args).toEqual(["--print", "--model", "auto"]);
+    expect(agent.started?.env?.CURSOR_API_KEY).toBe("k-2");
+    expect(agent.started?.env).not.toHaveProperty("CURSOR_AUTH_TOKEN");
+    const spawn = records().find((record) => record.msg === "agent_spawn");
+    expect(spawn).toMatchObject({ model: "auto", auth_profile: "spare" });
+    expect(JSON.stringify(records())).not.toContain("k-2");
+  });
 });

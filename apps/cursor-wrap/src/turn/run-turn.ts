@@ -1,5 +1,5 @@
 import { dirname } from "node:path";
-import { type AgentEvent, toMonitorSignal } from "@cursor-wrap/events";
+import { type AgentEvent, SUPPORTED_PROTOCOL_VERSIONS, toMonitorSignal } from "@cursor-wrap/events";
 import type { Formatter } from "@cursor-wrap/format";
 import type { SessionLog } from "@cursor-wrap/logger";
 import {
@@ -12,6 +12,7 @@ import {
   type MonitorWarning,
   type Reason,
 } from "@cursor-wrap/monitor";
+import { failureOfEnding } from "@cursor-wrap/recovery";
 import {
   type AgentProcess,
   type ExitInfo,
@@ -36,7 +37,17 @@ export interface TurnSettings {
   /** The agent binary. */
   agentBin: string;
   /** The agent's arguments for a turn (see `TurnRequest`). */
-  agentArgs(turn: { resume: string | undefined; firstTurn: boolean }): string[];
+  agentArgs(turn: {
+    resume: string | undefined;
+    firstTurn: boolean;
+    model?: string | undefined;
+    profile?: string | undefined;
+  }): string[];
+  /**
+   * What an auth profile puts in the agent's environment (its credentials; `undefined` removes
+   * a variable). Never logged.
+   */
+  profileEnv?(profile: string): Readonly<Record<string, string | undefined>>;
   pty: boolean;
   killGraceMs: number;
   drainGraceMs: number;
@@ -73,6 +84,10 @@ export interface TurnRequest {
   firstTurn: boolean;
   /** The agent's version, if known (recorded with the spawn). */
   agentVersion?: string;
+  /** A fallback model the recovery policy switched to (replaces the user's `--model`). */
+  model?: string | undefined;
+  /** The auth profile whose credentials the agent gets, if any (by name). */
+  profile?: string | undefined;
   /** Aborting (with a {@link CancelReason}) cancels the turn: the agent's tree is killed. */
   signal: AbortSignal;
 }
@@ -84,7 +99,12 @@ function ptySize(stdout: TurnContext["stdout"]): { cols: number; rows: number } 
 /** Start the agent for the turn, recording the spawn and its pid. */
 async function startAgent(context: TurnContext, request: TurnRequest): Promise<AgentProcess> {
   const { settings, log } = context;
-  const args = settings.agentArgs({ resume: request.resume, firstTurn: request.firstTurn });
+  const args = settings.agentArgs({
+    resume: request.resume,
+    firstTurn: request.firstTurn,
+    model: request.model,
+    profile: request.profile,
+  });
   writeRecord(log, "agent_spawn", {
     bin: settings.agentBin,
     agent_version: request.agentVersion,
@@ -93,7 +113,16 @@ async function startAgent(context: TurnContext, request: TurnRequest): Promise<A
     pty: settings.pty,
     cwd: process.cwd(),
     prompt_bytes: Buffer.byteLength(request.prompt),
+    ...(request.model === undefined ? {} : { model: request.model }),
+    ...(request.profile === undefined ? {} : { auth_profile: request.profile }),
   });
+  const env: NodeJS.ProcessEnv = { ...process.env, CURSOR_WRAP_LOG_DIR: dirname(log.path) };
+  if (request.profile !== undefined && settings.profileEnv) {
+    for (const [name, value] of Object.entries(settings.profileEnv(request.profile))) {
+      if (value === undefined) delete env[name];
+      else env[name] = value;
+    }
+  }
   const agent = await (context.start ?? startProcess)({
     bin: settings.agentBin,
     args,
@@ -102,8 +131,9 @@ async function startAgent(context: TurnContext, request: TurnRequest): Promise<A
     killGraceMs: settings.killGraceMs,
     drainGraceMs: settings.drainGraceMs,
     logger: log,
-    // MCP proxies the agent starts (`cursor-wrap mcp proxy`) log beside this session.
-    env: { ...process.env, CURSOR_WRAP_LOG_DIR: dirname(log.path) },
+    // MCP proxies the agent starts (`cursor-wrap mcp proxy`) log beside this session; an auth
+    // profile's credentials go in the environment, never on the command line.
+    env,
   });
   // The run's token: MCP proxies under this agent record it, which ties their logs to this one.
   writeRecord(log, "agent_started", { pid: agent.pid, token: agent.token });
@@ -330,11 +360,24 @@ function turnResult(
     toolCalls: facts.toolCalls,
     usage: facts.usage,
     lastStderr: facts.lastStderr,
+    progressed: facts.progressed,
   };
   if (verdict) return { ...base, outcome: verdict.verdict, reason: verdict.reason };
   if (signal.aborted)
     return { ...base, outcome: "cancelled", cancel: signal.reason as CancelReason };
-  return { ...base, outcome: facts.resultReceived ? "completed" : "abnormal" };
+  // A result after an unsupported protocol version is not one this side can trust.
+  if (facts.resultReceived && facts.failure?.kind !== "protocol") {
+    return { ...base, outcome: "completed" };
+  }
+  // No result: what the agent said, or how it ended, tells what went wrong.
+  const failure = failureOfEnding({
+    named: facts.failure,
+    reconnecting: facts.reconnecting,
+    streamStarted: facts.streamStarted,
+    exit,
+    lastStderr: facts.lastStderr,
+  });
+  return { ...base, failure, outcome: "abnormal" };
 }
 
 /**
@@ -360,6 +403,27 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
     killer.kill(reason);
   };
   const watch = watchVerdicts(context, monitor, now, agent, kill);
+  // The adapter contract's protocol check: a stream that begins with a version event is
+  // checked once; a version not supported fails closed (the agent is stopped at once).
+  let protocolChecked = false;
+  let protocolRejected = false;
+  const checkProtocol = (): void => {
+    const { protocolVersion, failure } = facts.facts;
+    if (protocolChecked || protocolVersion === undefined) return;
+    protocolChecked = true;
+    const supported = failure?.kind !== "protocol";
+    writeRecord(log, "protocol_version", {
+      version: protocolVersion,
+      supported,
+      summary: supported
+        ? `cursor-agent speaks protocol version ${protocolVersion}`
+        : `cursor-agent speaks protocol version ${protocolVersion}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
+    });
+    if (!supported) {
+      protocolRejected = true;
+      kill(`unsupported protocol version ${protocolVersion}`);
+    }
+  };
 
   const stdout = pumpStdout({
     source: agent.stdout,
@@ -370,7 +434,11 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
       log.rawAll(events);
       let toolStarted = false;
       for (const event of events) {
-        if (observeEvent(context, monitor, facts, warnings, event, forward)) toolStarted = true;
+        // After an unsupported protocol version nothing more is forwarded (it is logged).
+        if (observeEvent(context, monitor, facts, warnings, event, forward && !protocolRejected)) {
+          toolStarted = true;
+        }
+        checkProtocol();
       }
       formatter.flush();
       // Ordinary lines only push the deadline a little later: the timer stays where it is

@@ -41,7 +41,11 @@ describe("createTurnFacts", () => {
     const error = parseLine('{"type":"error","message":"something broke"}\n');
     const fresh = createTurnFacts({ resuming: false });
     fresh.event(error, toMonitorSignal(error));
-    expect(fresh.facts.failure).toEqual({ kind: "agent-error", detail: "something broke" });
+    expect(fresh.facts.failure).toEqual({
+      kind: "agent-error",
+      transient: false,
+      detail: "something broke",
+    });
   });
 
   it("keeps the last stderr line and knows an unknown session only when resuming", () => {
@@ -55,5 +59,64 @@ describe("createTurnFacts", () => {
     const fresh = createTurnFacts({ resuming: false });
     fresh.stderrText("Error: chat abc not found");
     expect(fresh.facts.failure).toBeUndefined();
+  });
+
+  it("reads the whole usage-limit block: the model it suggests and when it resets", () => {
+    const collector = createTurnFacts({ resuming: false });
+    for (const line of [
+      "Error: You've hit your usage limit",
+      "  Get Cursor Pro for more Agent usage, unlimited Tab, and more.",
+      "  fallbackModel: gpt-5-mini",
+      "  spendLimitHit: false",
+      "  and more. Your usage limits will reset when your monthly cycle ends on 11/17/2025.*",
+      "  spendLimits: [50,100,200]",
+    ]) {
+      collector.stderrText(line);
+    }
+    expect(collector.facts.failure).toMatchObject({
+      kind: "usage-limit",
+      detail: "Error: You've hit your usage limit",
+      fallbackModel: "gpt-5-mini",
+      resetText: "11/17/2025",
+    });
+  });
+
+  it("knows when the stream began, whether work was done, and a reconnect that never came back", () => {
+    const collector = createTurnFacts({ resuming: false });
+    const feed = (line: string): void => {
+      const event = parseLine(`${line}\n`);
+      collector.event(event, toMonitorSignal(event));
+    };
+    expect(collector.facts.streamStarted).toBe(false);
+    feed('{"type":"system","subtype":"init","session_id":"s1"}');
+    expect(collector.facts).toMatchObject({ streamStarted: true, progressed: false });
+    feed('{"type":"connection","subtype":"reconnecting","attempt":1}');
+    expect(collector.facts.reconnecting).toBe(true);
+    feed('{"type":"connection","subtype":"reconnected"}');
+    expect(collector.facts.reconnecting).toBe(false);
+    feed('{"type":"retry","subtype":"starting","attempt":2}');
+    expect(collector.facts.reconnecting).toBe(true);
+    feed('{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]}}');
+    expect(collector.facts).toMatchObject({ reconnecting: false, progressed: true });
+  });
+
+  it("fails a stream that begins with an unsupported protocol version, and only one that begins so", () => {
+    const feed = (collector: ReturnType<typeof createTurnFacts>, line: string): void => {
+      const event = parseLine(`${line}\n`);
+      collector.event(event, toMonitorSignal(event));
+    };
+    const unsupported = createTurnFacts({ resuming: false });
+    feed(unsupported, '{"type":"protocol","data":{"version":"2.0"}}');
+    expect(unsupported.facts).toMatchObject({
+      protocolVersion: "2.0",
+      failure: { kind: "protocol", detail: "protocol version 2.0" },
+    });
+    const supported = createTurnFacts({ resuming: false });
+    feed(supported, '{"type":"protocol","data":{"version":"1.0"}}');
+    expect(supported.facts).toMatchObject({ protocolVersion: "1.0", failure: undefined });
+    const late = createTurnFacts({ resuming: false });
+    feed(late, '{"type":"system","subtype":"init","session_id":"s1"}');
+    feed(late, '{"type":"protocol","data":{"version":"2.0"}}');
+    expect(late.facts).toMatchObject({ protocolVersion: undefined, failure: undefined });
   });
 });

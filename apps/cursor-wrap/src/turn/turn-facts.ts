@@ -1,6 +1,13 @@
-import { type AgentEvent, eventTypeOf, resultInfo, type Usage } from "@cursor-wrap/events";
+import {
+  type AgentEvent,
+  eventTypeOf,
+  isSupportedProtocolVersion,
+  protocolVersionOf,
+  resultInfo,
+  type Usage,
+} from "@cursor-wrap/events";
 import type { MonitorSignal } from "@cursor-wrap/monitor";
-import { type AgentFailure, classifyFailureLine } from "./failures.js";
+import { type AgentFailure, createCursorFailureReader, failureOf } from "@cursor-wrap/recovery";
 
 /** What a turn has learnt from the agent's output so far. */
 export interface TurnFacts {
@@ -14,10 +21,18 @@ export interface TurnFacts {
   usage: Usage | undefined;
   /** Tool calls started (background ones included). */
   toolCalls: number;
-  /** The first failure the agent reported, on stdout or stderr. */
+  /** The first failure the agent named, on stdout or stderr (or an unsupported protocol). */
   failure: AgentFailure | undefined;
   /** The last non-empty, non-JSON stderr line. */
   lastStderr: string | undefined;
+  /** At least one event arrived: the turn was under way. */
+  streamStarted: boolean;
+  /** The agent's last lifecycle event said it was reconnecting or retrying, and nothing followed. */
+  reconnecting: boolean;
+  /** The agent did work: a tool call or assistant text. */
+  progressed: boolean;
+  /** The protocol version the stream began with (`{"type":"protocol",…}`), if it did. */
+  protocolVersion: string | undefined;
 }
 
 /** Collects {@link TurnFacts} from a turn's events and stderr lines. Pure: no I/O. */
@@ -31,9 +46,12 @@ export interface TurnFactsCollector {
 
 /**
  * Collect what a turn needs to report from the agent's output (`resuming`: a `--resume` turn,
- * where "session not found" wording is a failure of its own).
+ * where "session not found" wording is a failure of its own). Failures are recognised by
+ * `@cursor-wrap/recovery`'s readers of Cursor's wording; a stream that begins with a protocol
+ * event naming a version not supported is a `protocol` failure.
  */
 export function createTurnFacts(options: { resuming: boolean }): TurnFactsCollector {
+  const reader = createCursorFailureReader({ resuming: options.resuming });
   const facts: TurnFacts = {
     sessionId: undefined,
     resultReceived: false,
@@ -43,14 +61,50 @@ export function createTurnFacts(options: { resuming: boolean }): TurnFactsCollec
     toolCalls: 0,
     failure: undefined,
     lastStderr: undefined,
+    streamStarted: false,
+    reconnecting: false,
+    progressed: false,
+    protocolVersion: undefined,
   };
-  const classify = (text: string): AgentFailure | undefined =>
-    classifyFailureLine(text, options.resuming);
+  let protocolFailure: AgentFailure | undefined;
+  const update = (): void => {
+    facts.failure = protocolFailure ?? reader.failure;
+  };
 
   return {
     facts,
     event(event, signal) {
       let newSession = false;
+      if (event.kind === "json") {
+        if (!facts.streamStarted) {
+          // Only a stream that begins with it announces a protocol (the adapter contract).
+          const version = protocolVersionOf(event);
+          if (version !== undefined) {
+            facts.protocolVersion = version;
+            if (!isSupportedProtocolVersion(version)) {
+              protocolFailure = failureOf("protocol", `protocol version ${version}`);
+            }
+          }
+        }
+        facts.streamStarted = true;
+        switch (event.type) {
+          case "connection":
+            facts.reconnecting = event.subtype !== "reconnected";
+            break;
+          case "retry":
+            facts.reconnecting = true;
+            break;
+          case "assistant":
+          case "thinking":
+          case "tool_call":
+          case "result":
+            facts.reconnecting = false;
+            if (event.type === "assistant") facts.progressed = true;
+            break;
+          default:
+            break;
+        }
+      }
       switch (signal.type) {
         case "session":
           if (facts.sessionId === undefined) {
@@ -60,6 +114,7 @@ export function createTurnFacts(options: { resuming: boolean }): TurnFactsCollec
           break;
         case "toolStart":
           facts.toolCalls += 1;
+          facts.progressed = true;
           break;
         case "done": {
           const result = resultInfo(event);
@@ -72,19 +127,18 @@ export function createTurnFacts(options: { resuming: boolean }): TurnFactsCollec
         default:
           break;
       }
-      if (event.kind === "text") facts.failure ??= classify(event.text);
+      if (event.kind === "text") reader.line(event.text);
       else if (event.kind === "json" && event.type === "error") {
         const message = event.data.message ?? event.data.error;
-        facts.failure ??= classify(String(message)) ?? {
-          kind: "agent-error",
-          detail: typeof message === "string" ? message : eventTypeOf(event),
-        };
+        reader.errorEvent(typeof message === "string" ? message : eventTypeOf(event));
       }
+      update();
       return newSession;
     },
     stderrText(text) {
       if (text.trim()) facts.lastStderr = text.trim();
-      facts.failure ??= classify(text);
+      reader.line(text);
+      update();
     },
   };
 }
