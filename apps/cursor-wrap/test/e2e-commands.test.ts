@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { realCapture } from "@cursor-wrap/testkit";
+import { realCapture } from "@cursor-wrap/fixtures";
 import { describe, expect, it } from "vitest";
 import { CLI, checkNoSurvivorsAfterAll, logFiles, run } from "./harness.js";
 

@@ -3,6 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { realCapture } from "@cursor-wrap/fixtures";
 import { isAlive, readPids } from "@cursor-wrap/testkit";
 import { describe, expect, it } from "vitest";
 import {
@@ -155,11 +156,7 @@ describe("failures", () => {
 
   it("tolerates an unmatched completion with a warning record, not a hang", async () => {
     const result = await run(["-p", "x", "--idle-timeout", "30s"], {
-      scenario:
-        "replay:../../../shared/fixtures/real/xpadev-net-agentic-automation--sample-log-TAIL-excerpt.jsonl".replace(
-          "../../../shared",
-          join(import.meta.dirname, "..", "..", "..", "..", "shared"),
-        ),
+      scenario: `replay:${realCapture("xpadev-net-agentic-automation--sample-log-TAIL-excerpt").path}`,
       speed: 1000,
     });
     expect(result.code).toBe(0);

@@ -3,7 +3,8 @@
 // that spins for ever; background work and draining after the result are states of their own.
 
 import { join } from "node:path";
-import { isAlive, readPids, realCapture, type Step } from "@cursor-wrap/testkit";
+import { realCapture } from "@cursor-wrap/fixtures";
+import { isAlive, readPids, type Step } from "@cursor-wrap/testkit";
 import { describe, expect, it } from "vitest";
 import { checkNoSurvivorsAfterAll, logFiles, logRecords, run } from "./harness.js";
 

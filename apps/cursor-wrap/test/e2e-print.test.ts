@@ -1,7 +1,8 @@
 // End to end, print mode (-p): the built executable against the fake agent.
 
 import { createLineFramer } from "@cursor-wrap/events";
-import { realCapture, type Step } from "@cursor-wrap/testkit";
+import { realCapture } from "@cursor-wrap/fixtures";
+import type { Step } from "@cursor-wrap/testkit";
 import { describe, expect, it } from "vitest";
 import {
   checkNoSurvivorsAfterAll,

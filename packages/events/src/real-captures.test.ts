@@ -1,5 +1,5 @@
+import { realCapture, realCaptures } from "@cursor-wrap/fixtures";
 import { describe, expect, it } from "vitest";
-import { realCapture, realCaptures } from "./__fixtures__/real-captures.js";
 import {
   assistantMessage,
   recordedTimeline,

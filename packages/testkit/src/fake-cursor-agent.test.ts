@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLineFramer, type JsonEvent, recordedTimeline } from "@cursor-wrap/events";
 import { schemaNameFor, schemas } from "@cursor-wrap/events/schemas";
+import { realCapture } from "@cursor-wrap/fixtures";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { realCapture } from "./captures.js";
 import {
   type FakeAgentOptions,
   fakeAgentBin,
