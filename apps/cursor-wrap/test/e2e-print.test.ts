@@ -81,7 +81,10 @@ describe("cursor-wrap -p", () => {
   });
 
   it("detects an idle hang at the idle timeout, kills the agent, exits 2 with a terminal wrapper line (AC2, AC7)", async () => {
-    const result = await run(["-p", "x", ...FAST], { scenario: "idle-hang" });
+    // A kill grace no loaded machine runs out of, for the agent to die of the SIGTERM.
+    const result = await run(["-p", "x", ...FAST, "--kill-grace", "30s"], {
+      scenario: "idle-hang",
+    });
     expect(result.code).toBe(2);
     const [line] = wrapperLines(result.stdout);
     const sessionId = invocations(result)[0]!.sessionId;
