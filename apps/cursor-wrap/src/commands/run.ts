@@ -6,13 +6,14 @@ import {
 } from "@cursor-wrap/format";
 import { openSessionLog } from "@cursor-wrap/logger";
 import { turnArgs } from "../agent/agent-args.js";
-import { exitCodeOf } from "../exit-codes.js";
+import { type Ending, EXIT, exitCodeOf } from "../exit-codes.js";
 import { recordsWhere, writeRecord } from "../log-records.js";
 import { monitorOptions } from "../options/resolve.js";
 import type { RunOptions } from "../options/run-options.js";
 import { openPromptHistory } from "../prompt-history.js";
 import { createPromptReader } from "../prompt-reader.js";
 import { type CancelReason, createRunControl } from "../run-control.js";
+import { type HintInOutput, resumeHintLine, trackResumeHint } from "../session/resume-hint.js";
 import { runInteractiveSession, runPrintSession, type SessionContext } from "../session/session.js";
 import type { TurnSettings } from "../turn/run-turn.js";
 import { UsageError } from "../usage-error.js";
@@ -95,6 +96,8 @@ interface Outputs {
   formatter: Formatter;
   /** A text rendering reaches people (it shows verdicts and errors itself). */
   rendersForPeople: boolean;
+  /** Where the output shows how to resume a session that ended abnormally. */
+  hint: HintInOutput;
   /** The wrapper's stderr for people: erases the live status line before each write. */
   stderr: {
     write(text: string | Buffer): unknown;
@@ -136,11 +139,12 @@ function createOutputs(options: RunOptions, io: RunIo, presentation: Presentatio
   ) {
     const answer = createAnswerFormatter(io.stdout);
     if (io.stderr.isTTY !== true)
-      return { formatter: answer, rendersForPeople: false, stderr: io.stderr };
+      return { formatter: answer, rendersForPeople: false, hint: "none", stderr: io.stderr };
     const rendering = createFormatter("text", io.stderr, { tty: true });
     return {
       formatter: combineFormatters(answer, rendering),
       rendersForPeople: true,
+      hint: "wrapper",
       stderr: beforeWriting(io.stderr, rendering),
     };
   }
@@ -151,8 +155,15 @@ function createOutputs(options: RunOptions, io: RunIo, presentation: Presentatio
   return {
     formatter,
     rendersForPeople: text,
+    hint: options.outputFormat === "json" ? "wrapper-unless-result" : "wrapper",
     stderr: text && io.stdout.isTTY === true ? beforeWriting(io.stderr, formatter) : io.stderr,
   };
+}
+
+/** Nobody is left to read a last line: stdout's reader went away, or the terminal did. */
+function endsUnheard(ending: Ending, stopping: CancelReason | undefined): boolean {
+  if (stopping?.kind === "output" && stopping.code === "EPIPE") return true;
+  return ending.kind === "signal" && ending.signal === "SIGHUP";
 }
 
 /** The session's outcome, or what stopped it: a signal, or stdout failing. */
@@ -174,7 +185,12 @@ export async function runCommand(
 ): Promise<number> {
   const printed = options.print ? await printPrompt(options, io) : undefined;
   const startedAt = performance.now();
-  const { formatter, rendersForPeople, stderr } = createOutputs(options, io, presentation);
+  const outputs = createOutputs(options, io, presentation);
+  const { rendersForPeople, stderr } = outputs;
+  // Every abnormal ending says how to resume: in the output where the format has a place for
+  // it, else in one line on stderr.
+  const hint = trackResumeHint(outputs.formatter, outputs.hint);
+  const formatter = hint.formatter;
   const log = openSessionLog({
     dir: options.logDir,
     console: {
@@ -243,6 +259,14 @@ export async function runCommand(
     // A signal or a closed stdout decides the ending, whatever the interrupted turn was doing.
     const ending = control.ending(result.ending);
     const exitCode = exitCodeOf(ending);
+    if (
+      exitCode !== EXIT.completed &&
+      result.sessionId !== undefined &&
+      !hint.shown() &&
+      !endsUnheard(ending, control.stopping)
+    ) {
+      stderr.write(resumeHintLine(result.sessionId));
+    }
     log.close({
       outcome: outcomeOf(control.stopping, result.outcome),
       flagged: result.flagged,
