@@ -219,6 +219,39 @@ describe("the command line", () => {
     const version = await run(["--version"], { defaults: false });
     expect(version.stdout.toString()).toMatch(/^cursor-wrap\/\d+\.\d+\.\d+/);
   });
+
+  it("lists the exit codes, and says what each --no- form does without a default of its own", async () => {
+    const help = (await run(["--help"], { defaults: false })).stdout.toString();
+    const exitCodes = help.slice(help.indexOf("Exit codes:"));
+    for (const code of ["0", "1", "2", "129", "130", "143"]) {
+      expect(exitCodes).toMatch(new RegExp(`^  ${code} `, "m"));
+    }
+    const lineOf = (flag: string) => help.split("\n").find((line) => line.trim().startsWith(flag));
+    expect(lineOf("--force")).toContain("(default: on; env CURSOR_WRAP_FORCE)");
+    expect(lineOf("--no-force")).toContain("Leave --force out");
+    expect(lineOf("--no-redact")).toContain("Keep secrets in the log file");
+    expect(help).not.toContain("(default: true)");
+  });
+
+  it("gives each command help of its own: mcp lists its actions, none repeats the agent's flags", async () => {
+    const mcp = await run(["mcp", "--help"], { defaults: false });
+    expect(mcp.code).toBe(0);
+    const mcpHelp = mcp.stdout.toString();
+    expect(mcpHelp).toContain("$ cursor-wrap mcp <action>");
+    for (const action of ["proxy [options] --", "wrap [options]", "unwrap", "status"]) {
+      expect(mcpHelp).toContain(`  ${action}`);
+    }
+    for (const option of ["--request-timeout", "--tool-timeout", "--global", "--dry-run"]) {
+      expect(mcpHelp).toContain(option);
+    }
+    expect(mcpHelp).not.toContain("Commands:");
+    for (const command of [["mcp"], ["logs"], ["replay"], ["demo"]]) {
+      const own = (await run([...command, "--help"], { defaults: false })).stdout.toString();
+      expect(own, command[0]).toContain(`$ cursor-wrap ${command[0]}`);
+      expect(own, command[0]).not.toContain("cursor-agent's flags and subcommands");
+      expect(own, command[0]).not.toContain("Exit codes:");
+    }
+  });
 });
 
 const canMount = (() => {
