@@ -167,6 +167,24 @@ describe("failures", () => {
 });
 
 describe("the command line", () => {
+  it("says when the word meant as the prompt was passed to the agent as a flag, and how to send it", async () => {
+    for (const word of ["-dash-prompt", "--dash-prompt", "-x is broken"]) {
+      const result = await run(["-p", word], { scenario: "quick" });
+      expect(result.code, word).toBe(1);
+      expect(result.stderr, word).toBe(
+        `cursor-wrap: no prompt: stdin was empty; ${JSON.stringify(word)} was passed to cursor-agent as a flag. A prompt that starts with - goes after --: cursor-wrap -p -- ${JSON.stringify(word)}; see cursor-wrap --help\n`,
+      );
+      expect(invocations(result)).toEqual([]);
+    }
+    // Given the way it says, it is the prompt.
+    const sent = await run(["-p", "--", "-dash-prompt"], { scenario: "quick" });
+    expect(sent.code).toBe(0);
+    expect(invocations(sent)[0]?.prompt).toBe("-dash-prompt");
+    // A known flag of the agent is not taken for a prompt.
+    const known = await run(["-p", "--trust"], { scenario: "quick" });
+    expect(known.stderr).toBe("cursor-wrap: no prompt: stdin was empty; see cursor-wrap --help\n");
+  });
+
   it("rejects an unknown flag with a suggestion, exit 1", async () => {
     const result = await run(["-p", "x", "--idel-timeout", "5s"], { scenario: "quick" });
     expect(result.code).toBe(1);

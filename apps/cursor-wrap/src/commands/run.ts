@@ -8,6 +8,7 @@ import { openSessionLog } from "@cursor-wrap/logger";
 import { turnArgs } from "../agent/agent-args.js";
 import { type Ending, EXIT, exitCodeOf } from "../exit-codes.js";
 import { recordsWhere, writeRecord } from "../log-records.js";
+import type { AgentArgument } from "../options/command-line.js";
 import { monitorOptions } from "../options/resolve.js";
 import type { RunOptions } from "../options/run-options.js";
 import { openPromptHistory } from "../prompt-history.js";
@@ -37,14 +38,19 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
  * agent's options because it starts with `-`, how to give it.
  */
 function noPrompt(why: string, options: RunOptions): UsageError {
+  const first = (argument: AgentArgument): string => argument.tokens[0] ?? "";
   // No flag has a space in its name, and glued values (`-mgpt-5`) rarely do: a prompt does.
-  const taken = options.agentArguments
-    .map((argument) => argument.tokens[0] ?? "")
-    .find((token) => /\s/.test(token.split("=", 1)[0]!));
+  // Else a flag cursor-agent's table does not know (`-dash-prompt`) may well be the prompt.
+  const taken =
+    options.agentArguments.map(first).find((token) => /\s/.test(token.split("=", 1)[0]!)) ??
+    options.agentArguments
+      .filter((argument) => argument.flag === undefined)
+      .map(first)
+      .find(Boolean);
   const hint =
     taken === undefined
       ? ""
-      : ` (${JSON.stringify(taken)} was taken as an option: a prompt that starts with - goes after --, as in cursor-wrap -p -- ${JSON.stringify(taken)})`;
+      : `; ${JSON.stringify(taken)} was passed to cursor-agent as a flag. A prompt that starts with - goes after --: cursor-wrap -p -- ${JSON.stringify(taken)}`;
   return new UsageError(`no prompt: ${why}${hint}`);
 }
 
