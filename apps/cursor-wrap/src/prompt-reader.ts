@@ -106,6 +106,8 @@ function terminalReader(
   let pasting = false;
   let pasted: string[] = [];
   let closed = false;
+  // Closed by the caller (the session is over), not by the user's Ctrl+D.
+  let closedByCaller = false;
 
   const deliver = (result: PromptInput): void => {
     if (waiting) {
@@ -181,6 +183,9 @@ function terminalReader(
     input.off("keypress", onKeypress);
     input.off("end", onInputEnd);
     output.write(PASTE_OFF);
+    // Ctrl+D at the prompt: end its line, so what is printed next (the shell's prompt) starts
+    // on a line of its own.
+    if (!hungUp && !closedByCaller) output.write("\n");
     deliver(hungUp ? { kind: "hangup" } : { kind: "eof" });
   });
   output.on("error", () => {
@@ -202,6 +207,7 @@ function terminalReader(
       });
     },
     close() {
+      closedByCaller = true;
       if (!closed) rl.close();
     },
   };

@@ -177,11 +177,14 @@ describe.runIf(pty !== null)("on a terminal", () => {
     expect(await session.exited).toBe(130);
   });
 
-  it("exits 0 on Ctrl+D", async () => {
+  it("exits 0 on Ctrl+D, ending the prompt's line first", async () => {
     const session = onTerminal([], "quick");
     await session.sees("> ");
     session.terminal.write("\u0004");
     expect(await session.exited).toBe(0);
+    // What the shell prints next starts on a line of its own (escape sequences aside).
+    const after = session.output().slice(session.output().lastIndexOf("> ") + 2);
+    expect(after.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "")).toBe("\r\n");
   });
 
   it("cancels a turn on Ctrl+C and asks again", async () => {
