@@ -238,6 +238,22 @@ describe("as a drop-in for cursor-agent", () => {
   );
 
   it.runIf(pty !== null)(
+    "tells a hang on a terminal once: the kill's steps only at --log-level debug",
+    async () => {
+      const details = ["kill step", "agent killed", "agent exited", "turn end"];
+      const args = ["-p", "--output-format", "text", "--idle-timeout", "500ms", "x"];
+      const onScreen = onTerminal(args, "idle-hang");
+      expect(await onScreen.exited).toBe(2);
+      expect(onScreen.output()).toContain("⚠ Hang detected");
+      expect(onScreen.output()).toContain("resume with: cursor-wrap --resume");
+      for (const detail of details) expect(onScreen.output()).not.toContain(`info: ${detail}`);
+      const debug = onTerminal([...args.slice(0, -1), "--log-level", "debug", "x"], "idle-hang");
+      expect(await debug.exited).toBe(2);
+      for (const detail of details) expect(debug.output()).toContain(`: ${detail}:`);
+    },
+  );
+
+  it.runIf(pty !== null)(
     "recalls earlier prompts with Up, across sessions, in a private file",
     async () => {
       const home = mkdtempSync(join(tmpdir(), "cursor-wrap-history-"));

@@ -5,6 +5,7 @@ import {
   type Formatter,
 } from "@cursor-wrap/format";
 import { openSessionLog } from "@cursor-wrap/logger";
+import type { SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
 import { turnArgs } from "../agent/agent-args.js";
 import { type Ending, EXIT, exitCodeOf } from "../exit-codes.js";
 import { recordsWhere, writeRecord } from "../log-records.js";
@@ -90,6 +91,9 @@ function turnSettings(options: RunOptions & { agentBin: string }): TurnSettings 
 // Records people already see: by the session's one-line errors, and in text mode by the formatter.
 const SHOWN_BY_SESSION = recordsWhere((spec) => spec.shownBy === "session");
 const SHOWN_BY_TEXT = recordsWhere((spec) => spec.shownBy === "text");
+// Beside a text rendering, the steps of a kill repeat its "⚠ Hang detected" block.
+const KILL_STEP: (typeof SUPERVISOR_RECORDS)[number] = "kill_step";
+const DETAILS_OF_TEXT = [...recordsWhere((spec) => spec.detailOfText === true), KILL_STEP];
 
 /** How a run presents itself beyond what its options say. */
 export interface Presentation {
@@ -205,6 +209,7 @@ export async function runCommand(
       skip: [
         ...SHOWN_BY_SESSION,
         ...(rendersForPeople ? SHOWN_BY_TEXT : []),
+        ...(rendersForPeople && options.logLevel !== "debug" ? DETAILS_OF_TEXT : []),
         // The agent's stderr lines are shown as they are, once, and only per `--stderr`.
         "agent_stderr",
       ],
