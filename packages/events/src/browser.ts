@@ -11,6 +11,7 @@ export {
   sessionIdOf,
   timestampOf,
   toMonitorSignal,
+  userPrompt,
 } from "./extract.js";
 export { terminalSafe } from "./terminal-safe.js";
 export type { ToolCallInfo, ToolResult } from "./tool-call.js";
