@@ -268,5 +268,13 @@ describe("cursor-wrap demo", () => {
       "  exit 0",
     ]);
     expect(demo.elapsedMs).toBeLessThan(45_000);
+    // The closing hint names a command that works where the demo ran: here no cursor-wrap is
+    // on PATH, so it is node and the script.
+    const hint = /^ {2}(.+ logs --log-dir .+)$/m.exec(text)?.[1];
+    expect(hint).toMatch(/^node \S*bin\/cursor-wrap\.js logs --log-dir /);
+    const listed = spawnSync("sh", ["-c", hint!], { encoding: "utf8" });
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).toMatch(/^START\s+SESSION/);
+    expect(listed.stdout.trimEnd().split("\n")).toHaveLength(6);
   });
 });
