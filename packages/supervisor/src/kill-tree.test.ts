@@ -96,8 +96,7 @@ describe("killTree", () => {
           return terminatedAt === undefined ? [agent] : [];
         },
         // The agent goes 400 ms after its SIGTERM, well within the 1 s grace.
-        isRunning: async () =>
-          terminatedAt === undefined || performance.now() < terminatedAt + 400,
+        isRunning: async () => terminatedAt === undefined || performance.now() < terminatedAt + 400,
         signal: (pid, name) => {
           signals.push([pid, name]);
           if (name === "SIGTERM") terminatedAt ??= performance.now();
