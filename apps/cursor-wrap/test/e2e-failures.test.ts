@@ -172,7 +172,7 @@ describe("the command line", () => {
       const result = await run(["-p", word], { scenario: "quick" });
       expect(result.code, word).toBe(1);
       expect(result.stderr, word).toBe(
-        `cursor-wrap: no prompt: stdin was empty; ${JSON.stringify(word)} was passed to cursor-agent as a flag. A prompt that starts with - goes after --: cursor-wrap -p -- ${JSON.stringify(word)}; see cursor-wrap --help\n`,
+        `cursor-wrap: no prompt: stdin was empty; ${JSON.stringify(word)} was passed to cursor-agent as a flag: a prompt that starts with - goes after --, as in cursor-wrap -p -- ${JSON.stringify(word)}; see cursor-wrap --help\n`,
       );
       expect(invocations(result)).toEqual([]);
     }

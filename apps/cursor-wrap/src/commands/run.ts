@@ -51,7 +51,7 @@ function noPrompt(why: string, options: RunOptions): UsageError {
   const hint =
     taken === undefined
       ? ""
-      : `; ${JSON.stringify(taken)} was passed to cursor-agent as a flag. A prompt that starts with - goes after --: cursor-wrap -p -- ${JSON.stringify(taken)}`;
+      : `; ${JSON.stringify(taken)} was passed to cursor-agent as a flag: a prompt that starts with - goes after --, as in cursor-wrap -p -- ${JSON.stringify(taken)}`;
   return new UsageError(`no prompt: ${why}${hint}`);
 }
 
