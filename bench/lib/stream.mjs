@@ -1,12 +1,12 @@
 // @ts-check
 // Builds realistic cursor-agent streams for the benchmarks, from the shapes of the real
-// captures in ../shared/fixtures/real: thinking-delta floods, assistant messages, shell calls
+// captures in fixtures/real: thinking-delta floods, assistant messages, shell calls
 // with their completions, and large readToolCall results.
 
 import { closeSync, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
-import { realCapture } from "@cursor-wrap/testkit";
+import { realCapture } from "@cursor-wrap/fixtures";
 
 /** A small deterministic PRNG (mulberry32), so every run benchmarks the same bytes. */
 export function random(seed) {

@@ -1,6 +1,7 @@
 import { CursorWrapError } from "@cursor-wrap/errors";
 import { cac } from "cac";
 import type { RunIo } from "./commands/run.js";
+import { EXIT_CODES_HELP } from "./exit-codes.js";
 import { AGENT_FLAGS, MCP_OWN_SUBCOMMANDS } from "./options/agent-flags.js";
 import {
   agentArgumentsOf,
@@ -43,6 +44,13 @@ function ownCommandOf(args: readonly string[]): string | undefined {
   const [first, second] = words.map((item) => (item.kind === "word" ? item.token : ""));
   if (first !== undefined && OWN_COMMANDS.has(first)) return first;
   if (first === "mcp" && second !== undefined && MCP_OWN_SUBCOMMANDS.has(second)) return "mcp";
+  // `mcp --help` (no action): the help of cursor-wrap's own mcp actions.
+  if (
+    first === "mcp" &&
+    second === undefined &&
+    args.some((arg) => arg === "--help" || arg === "-h")
+  )
+    return "mcp";
   return undefined;
 }
 
@@ -64,10 +72,26 @@ function declare(
 ): void {
   for (const definition of flags) {
     command.option(flagSyntax(definition), flagHelp(definition));
-    if (definition.negatable)
-      command.option(`--no-${definition.name}`, `Turn ${definition.name} off`);
+    if (definition.negated === undefined) continue;
+    command.option(`--no-${definition.name}`, definition.negated);
+    // cac gives a --no- option the default true and says so, which reads as if the --no- form
+    // were the default: the flag's own line says what the default is.
+    const negatedOption = command.options.at(-1);
+    if (negatedOption) negatedOption.config.default = undefined;
   }
 }
+
+/** What `mcp --help` lists before its options: each action and what it does. */
+const MCP_ACTIONS_HELP = [
+  "  proxy [options] -- <server command...>  Run a stdio MCP server behind the watchdog: a request",
+  "                                          with no answer in time gets an error, and the server",
+  "                                          goes on",
+  "  wrap [options]                          Rewrite Cursor's mcp.json so every stdio server runs",
+  "                                          through the proxy (--dry-run shows the change)",
+  "  unwrap [options]                        Give every wrapped entry its own command back",
+  "  status [options]                        Each server, and whether it is wrapped",
+  "Any other `mcp …` (list, list-tools, login, …) is cursor-agent's own and runs cursor-agent.",
+].join("\n");
 
 const AGENT_FLAGS_HELP = [
   "cursor-wrap takes cursor-agent's own flags and passes them on unchanged, in order:",
@@ -209,11 +233,24 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
       return demoCommand(io);
     });
 
-  cli.help((sections) => [
-    ...sections.filter((section) => section.title !== "Examples"),
-    { title: "cursor-agent's flags and subcommands", body: AGENT_FLAGS_HELP },
-    ...sections.filter((section) => section.title === "Examples"),
-  ]);
+  cli.help((sections) => {
+    const usage = sections.find((section) => section.title === "Usage")?.body ?? "";
+    // Only the top-level help lists the commands; a command's own help is about that command.
+    if (!sections.some((section) => section.title === "Commands")) {
+      if (!usage.includes("cursor-wrap mcp ")) return sections;
+      return [
+        ...sections.slice(0, 2),
+        { title: "Actions", body: MCP_ACTIONS_HELP },
+        ...sections.slice(2),
+      ];
+    }
+    return [
+      ...sections.filter((section) => section.title !== "Examples"),
+      { title: "cursor-agent's flags and subcommands", body: AGENT_FLAGS_HELP },
+      { title: "Exit codes", body: EXIT_CODES_HELP },
+      ...sections.filter((section) => section.title === "Examples"),
+    ];
+  });
   cli.version(VERSION);
   return cli;
 }

@@ -232,6 +232,11 @@ export interface RecordSpec<Name extends RecordName = RecordName> {
    * `session`, a one-line error on stderr; `text`, the text formatter (in text mode only).
    */
   shownBy?: "session" | "text";
+  /**
+   * A detail of what a text rendering for people shows (the kill behind "⚠ Hang detected"):
+   * on the console beside such a rendering only at `--log-level debug`.
+   */
+  detailOfText?: true;
   /** What `cursor-wrap logs show` does with it; records at warn and above are shown anyway. */
   show?: "turn-start" | "verdict" | "retry" | "turn-end";
   /** What `cursor-wrap replay` does with it: the start or end of a turn, or a decision to list. */
@@ -275,12 +280,13 @@ export const RECORDS: { readonly [Name in RecordName]: RecordSpec<Name> } = {
   linger_detected: { level: "warn", shownBy: "text", show: "verdict", replay: "decided" },
   budget_exceeded: { level: "error", shownBy: "text", show: "verdict", replay: "decided" },
   turn_cancel_requested: { level: "warn", shownBy: "text" },
-  agent_killed: { level: "info", replay: "decided" },
+  agent_killed: { level: "info", detailOfText: true, replay: "decided" },
   agent_exited: {
     level: (fields) => (fields.code === 0 ? "debug" : "info"),
+    detailOfText: true,
     replay: "turn-exit",
   },
-  turn_end: { level: "info", show: "turn-end" },
+  turn_end: { level: "info", detailOfText: true, show: "turn-end" },
   agent_failure: { level: "error", shownBy: "session" },
   abnormal_exit: { level: "error", shownBy: "session" },
   retry: { level: "warn", shownBy: "text", show: "retry", replay: "decided" },

@@ -30,7 +30,8 @@ const PASTE_OFF = "\u001b[?2004l";
 /**
  * Read prompts from `input`. On a terminal, show `> ` on `output` and let readline edit the
  * line, with history (Up/Down, across sessions) and pasting: a multi-line paste is one prompt.
- * Ctrl+C on an empty line is an interrupt, on a non-empty one it clears the line. Between
+ * Ctrl+C on an empty line is an interrupt, on a non-empty one it clears the line. A terminal
+ * that goes away is a hangup, and a line typed on it but not sent is discarded. Between
  * prompts the terminal is back in its normal mode, so Ctrl+C reaches the wrapper as SIGINT, and
  * what is typed meanwhile waits for the next prompt. From a pipe, lines are read one after the
  * other until EOF.
@@ -105,6 +106,8 @@ function terminalReader(
   let pasting = false;
   let pasted: string[] = [];
   let closed = false;
+  // Closed by the caller (the session is over), not by the user's Ctrl+D.
+  let closedByCaller = false;
 
   const deliver = (result: PromptInput): void => {
     if (waiting) {
@@ -140,6 +143,12 @@ function terminalReader(
     // readline has just put the line in its history: keep only whole prompts there.
     const rlHistory = (rl as unknown as { history: string[] }).history;
     if (rlHistory[0] === line) rlHistory.shift();
+    if (hungUp) {
+      // On a terminal that went away readline hands over whatever was typed on the line, as if
+      // Enter had been pressed. Nobody sent it: it is dropped, like the terminal it was typed on.
+      pasted = [];
+      return;
+    }
     if (pasting) {
       pasted.push(line);
       return;
@@ -174,6 +183,9 @@ function terminalReader(
     input.off("keypress", onKeypress);
     input.off("end", onInputEnd);
     output.write(PASTE_OFF);
+    // Ctrl+D at the prompt: end its line, so what is printed next (the shell's prompt) starts
+    // on a line of its own.
+    if (!hungUp && !closedByCaller) output.write("\n");
     deliver(hungUp ? { kind: "hangup" } : { kind: "eof" });
   });
   output.on("error", () => {
@@ -195,6 +207,7 @@ function terminalReader(
       });
     },
     close() {
+      closedByCaller = true;
       if (!closed) rl.close();
     },
   };

@@ -4,9 +4,9 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { realCapture } from "@cursor-wrap/testkit";
+import { realCapture } from "@cursor-wrap/fixtures";
 import { describe, expect, it } from "vitest";
-import { CLI, checkNoSurvivorsAfterAll, logFiles, run } from "./harness.js";
+import { CLI, checkNoSurvivorsAfterAll, invocations, logFiles, run, wrap } from "./harness.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -50,6 +50,67 @@ describe("cursor-wrap logs", () => {
     );
     const byFile = await run(["logs", "show", doneFile!]);
     expect(byFile.stdout.toString()).toContain("All tests pass.");
+  });
+
+  it("shows a session as a story: a header, each turn, and records in words", async () => {
+    const hang = await run(["-p", "fix the build", "--idle-timeout", "500ms"], {
+      scenario: "idle-hang",
+    });
+    const sessionId = invocations(hang)[0]!.sessionId;
+    const shown = (await run(["logs", "show", sessionId, "--log-dir", hang.logDir])).stdout;
+    const [file] = logFiles(hang);
+    expect(shown.toString().split("\n").slice(0, 7)).toEqual([
+      `session  ${sessionId} (print, stream-json)`,
+      expect.stringMatching(/^started {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+      "prompt   fix the build",
+      expect.stringMatching(/^outcome {2}hang \(flagged\) · exit 2 · 1 turn · \d/),
+      "agent    version not known (its install path did not tell)",
+      `log      ${file}`,
+      "",
+    ]);
+    expect(shown.toString()).toMatch(/^— turn 1: hang · [\d.]+m?s · 0 tool calls$/m);
+
+    // The agent's stderr and a cancel, in words: no record's bookkeeping on show.
+    const mirror = await run(["-p", "x", "--log-dir", hang.logDir], { scenario: "stderr-mirror" });
+    const stopped = wrap(["-p", "build it", "--log-dir", hang.logDir], {
+      scenario: "tool-hang:60000",
+    });
+    await stopped.stdoutHas("npm run build");
+    stopped.child.kill("SIGTERM");
+    expect((await stopped.done).code).toBe(143);
+    const told = [mirror, await stopped.done].map(async (session) => {
+      const id = invocations(session)[0]!.sessionId;
+      const file = logFiles(hang).find((path) => path.includes(id))!;
+      return (await run(["logs", "show", file])).stdout.toString();
+    });
+    const [mirrorShown, stoppedShown] = await Promise.all(told);
+    expect(mirrorShown).toContain("  agent stderr │ Warning: rate limited, retrying in 1s\n");
+    expect(stoppedShown).toContain("⚠ SIGTERM received\n");
+    expect(stoppedShown).toContain("✗ turn cancelled by SIGTERM; the session ended\n");
+    expect(stoppedShown).toContain("outcome  signal SIGTERM · exit 143");
+    for (const text of [mirrorShown, stoppedShown]) {
+      expect(text).not.toMatch(/level=|time=|msg=|recv_ts/);
+    }
+  });
+
+  it("lists the sessions an id prefix matches instead of picking one", async () => {
+    const first = await run(["-p", "x"], {
+      scenario: "quick",
+      env: { FAKE_AGENT_SESSION_ID: "aaaa1111-0000-4000-8000-000000000001" },
+    });
+    await run(["-p", "y", "--log-dir", first.logDir], {
+      scenario: "quick",
+      env: { FAKE_AGENT_SESSION_ID: "aaaa2222-0000-4000-8000-000000000002" },
+    });
+    const several = await run(["logs", "show", "aaaa", "--log-dir", first.logDir]);
+    expect(several.code).toBe(1);
+    expect(several.stdout.toString()).toBe("");
+    expect(several.stderr).toContain(`"aaaa" matches 2 session logs in ${first.logDir}`);
+    expect(several.stderr).toContain("aaaa1111-0000-4000-8000-000000000001");
+    expect(several.stderr).toContain("aaaa2222-0000-4000-8000-000000000002");
+    const one = await run(["logs", "show", "aaaa2", "--log-dir", first.logDir]);
+    expect(one.code).toBe(0);
+    expect(one.stdout.toString()).toContain("prompt   y");
   });
 
   it("says so when there are no logs, and rejects an unknown target", async () => {
@@ -207,5 +268,13 @@ describe("cursor-wrap demo", () => {
       "  exit 0",
     ]);
     expect(demo.elapsedMs).toBeLessThan(45_000);
+    // The closing hint names a command that works where the demo ran: here no cursor-wrap is
+    // on PATH, so it is node and the script.
+    const hint = /^ {2}(.+ logs --log-dir .+)$/m.exec(text)?.[1];
+    expect(hint).toMatch(/^node \S*bin\/cursor-wrap\.js logs --log-dir /);
+    const listed = spawnSync("sh", ["-c", hint!], { encoding: "utf8" });
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).toMatch(/^START\s+SESSION/);
+    expect(listed.stdout.trimEnd().split("\n")).toHaveLength(6);
   });
 });

@@ -115,16 +115,21 @@ const FLAG_ROWS: Array<[string[], string[], string]> = [
 ];
 
 describe("as a drop-in for cursor-agent", () => {
-  it("passes every documented flag on, unchanged and in order, with the prompt on stdin", async () => {
-    for (const [argv, agent, prompt] of FLAG_ROWS) {
+  // One test per row: each is two process starts, and the time limit applies to each, not to
+  // the sum of 36 of them on a loaded machine.
+  it.each(
+    FLAG_ROWS.map(([argv, agent, prompt]) => ({ line: argv.join(" "), argv, agent, prompt })),
+  )(
+    "passes $line on, unchanged and in order, with the prompt on stdin",
+    async ({ argv, agent, prompt }) => {
       const result = await run(argv, { scenario: "quick" });
-      expect(result.code, argv.join(" ")).toBe(0);
+      expect(result.code).toBe(0);
       const [call] = invocations(result);
-      expect(call?.argv, argv.join(" ")).toEqual([...OURS, ...agent]);
-      expect(call?.prompt, argv.join(" ")).toBe(prompt);
+      expect(call?.argv).toEqual([...OURS, ...agent]);
+      expect(call?.prompt).toBe(prompt);
       expect(call?.stdin).toBe(prompt);
-    }
-  });
+    },
+  );
 
   it("sends no value rewritten and refuses an empty prompt", async () => {
     const empty = await run(["-p", ""], { scenario: "quick" });
@@ -229,6 +234,22 @@ describe("as a drop-in for cursor-agent", () => {
 
       const piped = await run(["-p", "--output-format", "text", "x"], { scenario: "normal:10" });
       expect(piped.stdout.toString()).toBe("All tests pass.\n");
+    },
+  );
+
+  it.runIf(pty !== null)(
+    "tells a hang on a terminal once: the kill's steps only at --log-level debug",
+    async () => {
+      const details = ["kill step", "agent killed", "agent exited", "turn end"];
+      const args = ["-p", "--output-format", "text", "--idle-timeout", "500ms", "x"];
+      const onScreen = onTerminal(args, "idle-hang");
+      expect(await onScreen.exited).toBe(2);
+      expect(onScreen.output()).toContain("⚠ Hang detected");
+      expect(onScreen.output()).toContain("resume with: cursor-wrap --resume");
+      for (const detail of details) expect(onScreen.output()).not.toContain(`info: ${detail}`);
+      const debug = onTerminal([...args.slice(0, -1), "--log-level", "debug", "x"], "idle-hang");
+      expect(await debug.exited).toBe(2);
+      for (const detail of details) expect(debug.output()).toContain(`: ${detail}:`);
     },
   );
 

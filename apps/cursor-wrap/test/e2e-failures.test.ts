@@ -3,6 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { realCapture } from "@cursor-wrap/fixtures";
 import { isAlive, readPids } from "@cursor-wrap/testkit";
 import { describe, expect, it } from "vitest";
 import {
@@ -156,11 +157,7 @@ describe("failures", () => {
 
   it("tolerates an unmatched completion with a warning record, not a hang", async () => {
     const result = await run(["-p", "x", "--idle-timeout", "30s"], {
-      scenario:
-        "replay:../../../shared/fixtures/real/xpadev-net-agentic-automation--sample-log-TAIL-excerpt.jsonl".replace(
-          "../../../shared",
-          join(import.meta.dirname, "..", "..", "..", "..", "shared"),
-        ),
+      scenario: `replay:${realCapture("xpadev-net-agentic-automation--sample-log-TAIL-excerpt").path}`,
       speed: 1000,
     });
     expect(result.code).toBe(0);
@@ -171,6 +168,24 @@ describe("failures", () => {
 });
 
 describe("the command line", () => {
+  it("says when the word meant as the prompt was passed to the agent as a flag, and how to send it", async () => {
+    for (const word of ["-dash-prompt", "--dash-prompt", "-x is broken"]) {
+      const result = await run(["-p", word], { scenario: "quick" });
+      expect(result.code, word).toBe(1);
+      expect(result.stderr, word).toBe(
+        `cursor-wrap: no prompt: stdin was empty; ${JSON.stringify(word)} was passed to cursor-agent as a flag: a prompt that starts with - goes after --, as in cursor-wrap -p -- ${JSON.stringify(word)}; see cursor-wrap --help\n`,
+      );
+      expect(invocations(result)).toEqual([]);
+    }
+    // Given the way it says, it is the prompt.
+    const sent = await run(["-p", "--", "-dash-prompt"], { scenario: "quick" });
+    expect(sent.code).toBe(0);
+    expect(invocations(sent)[0]?.prompt).toBe("-dash-prompt");
+    // A known flag of the agent is not taken for a prompt.
+    const known = await run(["-p", "--trust"], { scenario: "quick" });
+    expect(known.stderr).toBe("cursor-wrap: no prompt: stdin was empty; see cursor-wrap --help\n");
+  });
+
   it("rejects an unknown flag with a suggestion, exit 1", async () => {
     const result = await run(["-p", "x", "--idel-timeout", "5s"], { scenario: "quick" });
     expect(result.code).toBe(1);
@@ -226,6 +241,39 @@ describe("the command line", () => {
     expect(help.stdout.toString()).toContain("env CURSOR_WRAP_IDLE_TIMEOUT");
     const version = await run(["--version"], { defaults: false });
     expect(version.stdout.toString()).toMatch(/^cursor-wrap\/\d+\.\d+\.\d+/);
+  });
+
+  it("lists the exit codes, and says what each --no- form does without a default of its own", async () => {
+    const help = (await run(["--help"], { defaults: false })).stdout.toString();
+    const exitCodes = help.slice(help.indexOf("Exit codes:"));
+    for (const code of ["0", "1", "2", "129", "130", "143"]) {
+      expect(exitCodes).toMatch(new RegExp(`^  ${code} `, "m"));
+    }
+    const lineOf = (flag: string) => help.split("\n").find((line) => line.trim().startsWith(flag));
+    expect(lineOf("--force")).toContain("(default: on; env CURSOR_WRAP_FORCE)");
+    expect(lineOf("--no-force")).toContain("Leave --force out");
+    expect(lineOf("--no-redact")).toContain("Keep secrets in the log file");
+    expect(help).not.toContain("(default: true)");
+  });
+
+  it("gives each command help of its own: mcp lists its actions, none repeats the agent's flags", async () => {
+    const mcp = await run(["mcp", "--help"], { defaults: false });
+    expect(mcp.code).toBe(0);
+    const mcpHelp = mcp.stdout.toString();
+    expect(mcpHelp).toContain("$ cursor-wrap mcp <action>");
+    for (const action of ["proxy [options] --", "wrap [options]", "unwrap", "status"]) {
+      expect(mcpHelp).toContain(`  ${action}`);
+    }
+    for (const option of ["--request-timeout", "--tool-timeout", "--global", "--dry-run"]) {
+      expect(mcpHelp).toContain(option);
+    }
+    expect(mcpHelp).not.toContain("Commands:");
+    for (const command of [["mcp"], ["logs"], ["replay"], ["demo"]]) {
+      const own = (await run([...command, "--help"], { defaults: false })).stdout.toString();
+      expect(own, command[0]).toContain(`$ cursor-wrap ${command[0]}`);
+      expect(own, command[0]).not.toContain("cursor-agent's flags and subcommands");
+      expect(own, command[0]).not.toContain("Exit codes:");
+    }
   });
 });
 

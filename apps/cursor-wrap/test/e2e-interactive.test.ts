@@ -1,6 +1,6 @@
 // End to end, interactive mode and signals: the built executable against the fake agent.
 
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isAlive } from "@cursor-wrap/testkit";
@@ -177,11 +177,14 @@ describe.runIf(pty !== null)("on a terminal", () => {
     expect(await session.exited).toBe(130);
   });
 
-  it("exits 0 on Ctrl+D", async () => {
+  it("exits 0 on Ctrl+D, ending the prompt's line first", async () => {
     const session = onTerminal([], "quick");
     await session.sees("> ");
     session.terminal.write("\u0004");
     expect(await session.exited).toBe(0);
+    // What the shell prints next starts on a line of its own (escape sequences aside).
+    const after = session.output().slice(session.output().lastIndexOf("> ") + 2);
+    expect(after.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "")).toBe("\r\n");
   });
 
   it("cancels a turn on Ctrl+C and asks again", async () => {
@@ -198,13 +201,22 @@ describe.runIf(pty !== null)("on a terminal", () => {
     expect(await session.exited).toBe(0);
   });
 
-  it("ends like a hangup, not a crash, when the terminal is closed at the prompt or mid-turn", async () => {
-    for (const midTurn of [false, true]) {
-      const session = onTerminal(["--idle-timeout", "1m"], midTurn ? "tool-hang:60000" : "quick");
+  it("ends like a hangup, not a crash, when the terminal is closed at the prompt, with a line half typed, or mid-turn", async () => {
+    for (const when of ["at the prompt", "half typed", "mid-turn"] as const) {
+      const home = mkdtempSync(join(tmpdir(), "cursor-wrap-hangup-home-"));
+      const session = onTerminal(["--idle-timeout", "1m"], {
+        scenario: when === "mid-turn" ? "tool-hang:60000" : "quick",
+        env: { HOME: home },
+      });
       await session.sees("> ");
-      if (midTurn) {
+      if (when === "mid-turn") {
         session.terminal.write("build\r");
         await session.sees("npm run build");
+      }
+      if (when === "half typed") {
+        // Typed without Enter: readline has it once the terminal echoes it back.
+        session.terminal.write("rm -rf half typed");
+        await session.sees("rm -rf half typed");
       }
       // Close the terminal's master side, then SIGHUP: what closing a window or an SSH session does.
       (session.terminal as unknown as { destroy(): void }).destroy();
@@ -217,12 +229,20 @@ describe.runIf(pty !== null)("on a terminal", () => {
         .toBe(true);
       const records = logRecords(session);
       expect(records.some((record) => record.msg === "wrapper_crashed")).toBe(false);
-      expect(records.at(-1)).toMatchObject({
+      expect(records.at(-1), when).toMatchObject({
         msg: "session_end",
         outcome: "signal SIGHUP",
         exit_code: 129,
         flagged: false,
       });
+      // A line nobody sent is never a prompt: no agent starts for it, and history keeps nothing.
+      expect(invocations(session).map((call) => call.prompt)).toEqual(
+        when === "mid-turn" ? ["build"] : [],
+      );
+      expect(records.some((record) => record.msg === "agent_spawn")).toBe(when === "mid-turn");
+      const history = join(home, ".cursor-wrap", "history");
+      expect(existsSync(history) ? readFileSync(history, "utf8") : "").not.toContain("half");
+      rmSync(home, { recursive: true, force: true });
     }
   });
 

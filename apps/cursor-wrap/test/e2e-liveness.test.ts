@@ -3,7 +3,8 @@
 // that spins for ever; background work and draining after the result are states of their own.
 
 import { join } from "node:path";
-import { isAlive, readPids, realCapture, type Step } from "@cursor-wrap/testkit";
+import { realCapture } from "@cursor-wrap/fixtures";
+import { isAlive, readPids, type Step } from "@cursor-wrap/testkit";
 import { describe, expect, it } from "vitest";
 import { checkNoSurvivorsAfterAll, logFiles, logRecords, run } from "./harness.js";
 
@@ -110,7 +111,11 @@ describe("after the result", () => {
 
 describe("replay", () => {
   it("reproduces the quiet-but-working decisions from the samples in a log", async () => {
-    const live = await run(["-p", "x", ...QUICK], { scenario: "busy-silent:3000" });
+    // The checks come 1 s apart from the last line (+1 s, +2 s, +3 s): a spin of 3 s ended on
+    // the third, so the live run's timer and the agent's next line raced, and when the line
+    // won, the replay (on its own clock, where the check comes first) found no sample there and
+    // took the agent as parked. A spin of 2.5 s ends halfway between two checks.
+    const live = await run(["-p", "x", ...QUICK], { scenario: "busy-silent:2500" });
     const [file] = logFiles(live);
     const replay = await run(["replay", file!]);
     expect(replay.code).toBe(0);

@@ -1,7 +1,8 @@
 // End to end, print mode (-p): the built executable against the fake agent.
 
 import { createLineFramer } from "@cursor-wrap/events";
-import { realCapture, type Step } from "@cursor-wrap/testkit";
+import { realCapture } from "@cursor-wrap/fixtures";
+import type { FakeAgentOptions, Step } from "@cursor-wrap/testkit";
 import { describe, expect, it } from "vitest";
 import {
   checkNoSurvivorsAfterAll,
@@ -80,7 +81,10 @@ describe("cursor-wrap -p", () => {
   });
 
   it("detects an idle hang at the idle timeout, kills the agent, exits 2 with a terminal wrapper line (AC2, AC7)", async () => {
-    const result = await run(["-p", "x", ...FAST], { scenario: "idle-hang" });
+    // A kill grace no loaded machine runs out of, for the agent to die of the SIGTERM.
+    const result = await run(["-p", "x", ...FAST, "--kill-grace", "30s"], {
+      scenario: "idle-hang",
+    });
     expect(result.code).toBe(2);
     const [line] = wrapperLines(result.stdout);
     const sessionId = invocations(result)[0]!.sessionId;
@@ -335,6 +339,56 @@ describe("cursor-wrap -p", () => {
     const result = await run(["-p", "x", "--output-format", "text"], { scenario: "normal:10" });
     expect(result.code).toBe(0);
     expect(result.stdout.toString()).toBe("All tests pass.\n");
+  });
+
+  it("says how to resume after every abnormal ending: in the output, else once on stderr", async () => {
+    const sessionId = "5d2c7a1e-0b6f-4d7e-9a43-3f1f0e8c2b11";
+    const errorResult: Step[] = [
+      { type: "line", value: { type: "system", subtype: "init", session_id: sessionId } },
+      {
+        type: "line",
+        value: {
+          type: "result",
+          subtype: "error",
+          is_error: true,
+          result: "failed",
+          session_id: sessionId,
+        },
+      },
+      { type: "exit", code: 0 },
+    ];
+    const cases: Array<[string, string, FakeAgentOptions["scenario"], "output" | "stderr"]> = [
+      // With neither stdout nor stderr a terminal, text is the final answer alone: no place for it.
+      ["text", "a hang", "idle-hang", "stderr"],
+      ["text", "an exit without a result", "abnormal:3", "stderr"],
+      ["text", "an is_error result", errorResult, "stderr"],
+      ["stream-json", "a hang", "idle-hang", "output"],
+      ["stream-json", "an is_error result", errorResult, "stderr"],
+      ["json", "a hang", "idle-hang", "output"],
+      ["json", "an is_error result", errorResult, "stderr"],
+    ];
+    for (const [format, what, scenario, where] of cases) {
+      const label = `${format}, ${what}`;
+      const result = await run(["-p", "x", "--output-format", format, ...FAST], {
+        scenario,
+        env: { FAKE_AGENT_SESSION_ID: sessionId },
+      });
+      expect(result.code, label).not.toBe(0);
+      const hints = result.stderr.split("\n").filter((line) => line.includes("resume with:"));
+      if (where === "stderr") {
+        expect(hints, label).toEqual([`resume with: cursor-wrap --resume ${sessionId}`]);
+        expect(result.stdout.toString(), label).not.toContain("--resume");
+      } else {
+        expect(hints, label).toEqual([]);
+        expect(result.stdout.toString(), label).toContain(
+          `"resume":"cursor-wrap --resume ${sessionId}"`,
+        );
+      }
+    }
+    // A turn that went well needs no hint.
+    const fine = await run(["-p", "x", "--output-format", "text"], { scenario: "quick" });
+    expect(fine.code).toBe(0);
+    expect(fine.stderr).not.toContain("resume with:");
   });
 
   it("forwards a line above the parse cap and logs its length, not its content", async () => {

@@ -42,9 +42,11 @@ const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 describe(`${TURNS} turns in one session`, () => {
-  // About 10 ms a turn here; a loaded machine gets 10 times that.
+  // A turn costs 55–70 ms here with the machine's load average at 4 (a process start, and the
+  // fsync of its end); under a load of 15 it took over twice as long. The limit only catches a
+  // session that never ends: what the test measures does not depend on the time it takes.
   it("keeps file descriptors, handles, timers and heap flat", {
-    timeout: Math.max(60_000, TURNS * 100),
+    timeout: Math.max(120_000, TURNS * 500),
   }, async () => {
     const input = Array.from({ length: TURNS }, (_, index) => `turn ${index + 1}`).join("\n");
     const result = await run(["--agent-bin", tinyAgent(), "--log-level", "warn"], {

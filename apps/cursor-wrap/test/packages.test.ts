@@ -1,7 +1,7 @@
 // The published libraries as a consumer gets them: packed, installed side by side, and loaded
 // with require() (CommonJS on Node 20.19+) and import().
 
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import {
   mkdirSync,
   mkdtempSync,
@@ -10,9 +10,10 @@ import {
   realpathSync,
   rmSync,
   symlinkSync,
+  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 
@@ -36,7 +37,7 @@ interface Manifest {
 }
 
 describe("the published libraries", () => {
-  it("pack with a licence and load with require() and import() from a consumer's node_modules", {
+  it("pack with a licence and load with require() (Node 20.19+) and import() from a consumer's node_modules", {
     timeout: 120_000,
   }, () => {
     const names: string[] = [];
@@ -80,7 +81,94 @@ describe("the published libraries", () => {
         console.log("loaded " + names.length);
       });
     `;
+    // The README promises require() from Node 20.19 on: this run proves it on this Node, which
+    // must be one the promise covers (package.json's engines say the same).
+    const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
+    expect(major > 20 || (major === 20 && minor >= 19), process.version).toBe(true);
     const output = execFileSync(process.execPath, ["-e", script], { cwd: work, encoding: "utf8" });
     expect(output.trim()).toBe(`loaded ${names.length}`);
+  });
+});
+
+describe("the CLI, packed with what it needs", () => {
+  it("installs from its tarballs alone (npm, offline, empty cache) and runs a turn", {
+    timeout: 180_000,
+  }, () => {
+    const packed = join(work, "cli-packed");
+    const said = execFileSync(
+      process.execPath,
+      [join(root, "scripts", "pack-cli.mjs"), "--out", packed],
+      { cwd: work, encoding: "utf8" },
+    );
+    // The command it prints installs every tarball at once.
+    const install = said.trim().split("\n").at(-1)!.trim().split(" ");
+    expect(install.slice(0, 3)).toEqual(["npm", "install", "--global"]);
+    const tarballs = install.slice(3);
+    expect(tarballs.map((path) => basename(path)).sort()).toEqual(
+      readdirSync(packed)
+        .filter((file) => file.endsWith(".tgz"))
+        .sort(),
+    );
+    expect(tarballs).toContain(`./${relative(work, join(packed, "cursor-wrap-0.0.0.tgz"))}`);
+
+    // An empty project and an empty npm cache, offline: nothing may come from a registry but
+    // the optional pty package, which npm then leaves out.
+    // With a manifest of its own, or npm would install into the first directory above it that
+    // has one or a node_modules.
+    const project = join(work, "project");
+    mkdirSync(project);
+    writeFileSync(join(project, "package.json"), '{ "name": "project", "private": true }\n');
+    // As a user's shell would run it: without the npm_* settings of the package manager that
+    // runs these tests (npm_config_local_prefix would install into this repository).
+    const npmEnv: NodeJS.ProcessEnv = Object.fromEntries(
+      Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)),
+    );
+    npmEnv.npm_config_cache = join(work, "npm-cache");
+    execFileSync(
+      "npm",
+      [
+        "install",
+        "--offline",
+        "--no-audit",
+        "--no-fund",
+        ...tarballs.map((path) => join(work, path)),
+      ],
+      { cwd: project, env: npmEnv, encoding: "utf8", stdio: "pipe" },
+    );
+    const bin = join(project, "node_modules", ".bin", "cursor-wrap");
+    expect(execFileSync(bin, ["--version"], { encoding: "utf8" })).toMatch(
+      /^cursor-wrap\/0\.0\.0 /,
+    );
+    // The fake agent the demo uses, as installed: executable where npm put it.
+    const fakeAgent = execFileSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        'console.log((await import("@cursor-wrap/testkit")).fakeAgentBin)',
+      ],
+      { cwd: project, encoding: "utf8" },
+    ).trim();
+    expect(fakeAgent.startsWith(project)).toBe(true);
+    const turn = spawnSync(
+      bin,
+      [
+        "-p",
+        "hello",
+        "--agent-bin",
+        fakeAgent,
+        "--log-dir",
+        join(work, "logs"),
+        "--log-level",
+        "warn",
+      ],
+      {
+        env: { ...process.env, FAKE_AGENT_SCENARIO: "quick" },
+        encoding: "utf8",
+      },
+    );
+    expect(turn.stderr).toBe("");
+    expect(turn.status).toBe(0);
+    expect(turn.stdout).toContain('"type":"result"');
   });
 });

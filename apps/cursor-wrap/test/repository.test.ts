@@ -8,16 +8,21 @@ import { describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 
-/** Every `*.ts` file under the workspace's packages and apps, outside dependencies and builds. */
-function sourceFiles(directory = root): string[] {
+/**
+ * Every `*.ts` and `*.js` file under a directory (with `everyFile`, every file but the captures),
+ * outside dependencies and builds.
+ */
+function sourceFiles(directory: string, everyFile = false): string[] {
   const files: string[] = [];
   for (const entry of readdirSync(directory, { withFileTypes: true })) {
     if (entry.name === "node_modules" || entry.name === "dist" || entry.name.startsWith(".")) {
       continue;
     }
     const path = join(directory, entry.name);
-    if (entry.isDirectory()) files.push(...sourceFiles(path));
-    else if (entry.name.endsWith(".ts")) files.push(path);
+    if (entry.isDirectory()) files.push(...sourceFiles(path, everyFile));
+    else if (everyFile ? !entry.name.endsWith(".jsonl") : /\.[jt]s$/.test(entry.name)) {
+      files.push(path);
+    }
   }
   return files;
 }
@@ -30,10 +35,11 @@ describe("the test set-up", () => {
     // Variables tests read to be steered from outside (`SOAK_TURNS=5000 pnpm test`): turbo's
     // strict environment mode drops any that is not listed.
     const read = new Set<string>();
-    for (const file of sourceFiles(join(root, "packages")).concat(
-      sourceFiles(join(root, "apps")),
+    for (const file of ["packages", "apps", "fixtures"].flatMap((directory) =>
+      sourceFiles(join(root, directory)),
     )) {
-      const testCode = /\.test\.ts$|__fixtures__|captures\.ts$/.test(file);
+      const testCode =
+        /\.test\.ts$|__fixtures__/.test(file) || file.startsWith(join(root, "fixtures", ""));
       if (!testCode) continue;
       for (const match of readFileSync(file, "utf8").matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)) {
         read.add(match[1]!);
@@ -42,6 +48,18 @@ describe("the test set-up", () => {
     // Variables the tests set for themselves or that every shell has.
     for (const own of ["NO_COLOR", "TMPDIR", "CURSOR_WRAP_TEST_HOME"]) read.delete(own);
     expect([...read].sort()).toEqual([...(turbo.globalPassThroughEnv ?? [])].sort());
+  });
+
+  it("stands on its own: the real captures are in the repository, and nothing reads beside it", () => {
+    const captures = readdirSync(join(root, "fixtures", "real"));
+    expect(captures).toEqual(expect.arrayContaining(["PROVENANCE.md", "SCHEMA-NOTES.md"]));
+    expect(captures.filter((name) => name.endsWith(".jsonl")).length).toBeGreaterThanOrEqual(10);
+    // A directory beside the checkout exists on one machine and not in a fresh clone.
+    const besideTheCheckout = new RegExp(["\\.\\./", "shared\\b"].join(""));
+    const offenders = ["packages", "apps", "fixtures", "bench", ".ci"]
+      .flatMap((directory) => sourceFiles(join(root, directory), true))
+      .filter((file) => besideTheCheckout.test(readFileSync(file, "utf8")));
+    expect(offenders).toEqual([]);
   });
 
   it("runs with a home directory of its own, never the real ~/.cursor-wrap", () => {

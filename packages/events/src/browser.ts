@@ -11,6 +11,7 @@ export {
   sessionIdOf,
   timestampOf,
   toMonitorSignal,
+  userPrompt,
 } from "./extract.js";
 export {
   isSupportedProtocolVersion,

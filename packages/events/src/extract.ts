@@ -78,6 +78,22 @@ export function assistantMessage(event: EventLike): AssistantMessage | undefined
   return message;
 }
 
+/**
+ * The prompt a `user` event echoes at the start of a turn (its text parts, joined); undefined
+ * for other events and for a `user` event with no text. Never throws.
+ */
+export function userPrompt(event: EventLike): string | undefined {
+  if (event.kind !== "json" || event.type !== "user") return undefined;
+  const content = arrayAt(objectAt(event.data, "message"), "content") ?? [];
+  let text = "";
+  for (const part of content) {
+    if (isObject(part) && (part.type === undefined || part.type === "text")) {
+      text += stringAt(part, "text") ?? "";
+    }
+  }
+  return text === "" ? undefined : text;
+}
+
 /** Token counts reported on `result` (CLI 2026.03 and later). */
 export interface Usage {
   inputTokens?: number;

@@ -7,6 +7,7 @@ export {
   sessionIdOf,
   timestampOf,
   toMonitorSignal,
+  userPrompt,
 } from "./extract.js";
 export type { LineFramer, LineFramerOptions } from "./line-framer.js";
 export { createLineFramer, createLineFramerStream, DEFAULT_PARSE_CAP } from "./line-framer.js";

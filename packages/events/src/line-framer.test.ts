@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
+import { realCaptures } from "@cursor-wrap/fixtures";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { realCaptures } from "./__fixtures__/real-captures.js";
 import { createLineFramer, createLineFramerStream } from "./line-framer.js";
 import type { AgentEvent, Instant } from "./types.js";
 

@@ -1,5 +1,5 @@
+import { realCaptures } from "@cursor-wrap/fixtures";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { realCaptures } from "./__fixtures__/real-captures.js";
 import { createLineFramer } from "./line-framer.js";
 import { eventTypeOf, parseLine } from "./parse-line.js";
 

@@ -1,11 +1,12 @@
+import { realCapture, realCaptures } from "@cursor-wrap/fixtures";
 import { describe, expect, it } from "vitest";
-import { realCapture, realCaptures } from "./__fixtures__/real-captures.js";
 import {
   assistantMessage,
   recordedTimeline,
   resultInfo,
   sessionIdOf,
   toMonitorSignal,
+  userPrompt,
 } from "./extract.js";
 import { createLineFramer } from "./line-framer.js";
 import { schemaNameFor, schemas, toolSchemas } from "./schemas.js";
@@ -61,6 +62,12 @@ describe("every real capture", () => {
 
 describe("reifying-cursor-hack--direct-sleep", () => {
   const events = eventsOf("reifying-cursor-hack--direct-sleep");
+
+  it("echoes the prompt in its user event, and nowhere else", () => {
+    expect(events.map(userPrompt).filter((prompt) => prompt !== undefined)).toEqual([
+      "Run `sleep 5` using bash, then run `sleep 3` using bash. Do nothing else.",
+    ]);
+  });
 
   it("has the session id on every event and 210 thinking deltas", () => {
     expect(events).toHaveLength(220);

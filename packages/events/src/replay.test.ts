@@ -1,6 +1,6 @@
+import { realCaptures } from "@cursor-wrap/fixtures";
 import { DEFAULT_THRESHOLDS, simulate, type TimedSignal } from "@cursor-wrap/monitor";
 import { describe, expect, it } from "vitest";
-import { realCaptures } from "./__fixtures__/real-captures.js";
 import { recordedTimeline, toMonitorSignal } from "./extract.js";
 import { createLineFramer } from "./line-framer.js";
 import type { AgentEvent } from "./types.js";

@@ -5,7 +5,7 @@ import {
   parseLine,
   resultInfo,
 } from "@cursor-wrap/events";
-import { realCaptures } from "@cursor-wrap/testkit";
+import { realCaptures } from "@cursor-wrap/fixtures";
 import { describe, expect, it } from "vitest";
 import { combineFormatters, createAnswerFormatter } from "./answer.js";
 import { createFormatter } from "./create-formatter.js";

@@ -7,8 +7,9 @@ import {
   recordedTimeline,
   TOOL_KINDS,
 } from "@cursor-wrap/events";
+import { realCaptures } from "@cursor-wrap/fixtures";
 import type { Reason } from "@cursor-wrap/monitor";
-import { agentEvents as ev, realCaptures } from "@cursor-wrap/testkit";
+import { agentEvents as ev } from "@cursor-wrap/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { eventSubtype, eventType } from "./__fixtures__/arbitraries.js";

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { createLineFramer, parseLine } from "@cursor-wrap/events";
-import { realCaptures } from "@cursor-wrap/testkit";
+import { realCaptures } from "@cursor-wrap/fixtures";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LogDirError } from "./errors.js";
 import { parseLogFileName } from "./file-names.js";

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type KillIo, killTree } from "./kill-tree.js";
 import type { ProcessEntry } from "./process-tree.js";
 
@@ -77,5 +77,57 @@ describe("killTree", () => {
     );
     expect(signals).toContainEqual([900, "SIGKILL"]);
     expect(result.survivors).toEqual([900]);
+  });
+
+  describe("the grace", () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it("runs from the SIGTERM, however long finding the tree took", async () => {
+      vi.useFakeTimers({ toFake: ["setTimeout", "performance"] });
+      const agent = entry(500, 500);
+      let terminatedAt: number | undefined;
+      const signals: Array<[number, string]> = [];
+      const io: KillIo = {
+        // A loaded machine: reading /proc takes longer than the whole grace.
+        findTree: async () => {
+          vi.advanceTimersByTime(3_000);
+          return terminatedAt === undefined ? [agent] : [];
+        },
+        // The agent goes 400 ms after its SIGTERM, well within the 1 s grace.
+        isRunning: async () => terminatedAt === undefined || performance.now() < terminatedAt + 400,
+        signal: (pid, name) => {
+          signals.push([pid, name]);
+          if (name === "SIGTERM") terminatedAt ??= performance.now();
+        },
+      };
+      const killing = killTree({ rootPid: 500, token: "t", graceMs: 1_000, pollMs: 20 }, io);
+      await vi.runAllTimersAsync();
+      const result = await killing;
+      expect(result.steps.map((step) => [step.signal, step.atMs])).toEqual([["SIGTERM", 3_000]]);
+      expect(signals.map(([, name]) => name)).not.toContain("SIGKILL");
+      expect(result.survivors).toEqual([]);
+    });
+
+    it("ends in SIGKILL for a process still there a grace after its SIGTERM", async () => {
+      vi.useFakeTimers({ toFake: ["setTimeout", "performance"] });
+      const agent = entry(500, 500);
+      let killed = false;
+      const io: KillIo = {
+        findTree: async () => (killed ? [] : [agent]),
+        isRunning: async () => !killed,
+        signal: (_pid, name) => {
+          if (name === "SIGKILL") killed = true;
+        },
+      };
+      const killing = killTree({ rootPid: 500, token: "t", graceMs: 1_000, pollMs: 20 }, io);
+      await vi.runAllTimersAsync();
+      const result = await killing;
+      expect(result.steps.map((step) => [step.signal, step.atMs])).toEqual([
+        ["SIGTERM", 0],
+        ["SIGKILL", 1_000],
+      ]);
+    });
   });
 });

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { findAgentTree, findAgentTreeSync, isRunning, type ProcessEntry } from "./process-tree.js";
 
 /** One stage of a staged kill. */
@@ -49,6 +48,9 @@ export interface KillIo {
 }
 
 const SYSTEM: KillIo = { findTree: findAgentTree, isRunning, signal };
+
+// The global timer, not node:timers/promises: tests drive it with a fake clock.
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function merge(first: ProcessEntry[], second: ProcessEntry[]): ProcessEntry[] {
   const byPid = new Map(first.map((entry) => [entry.pid, entry]));
@@ -109,7 +111,9 @@ export async function killTree(
 
   const first = await io.findTree(rootPid, token);
   await send("SIGTERM", first);
-  let remaining = await waitGone(first, started + graceMs);
+  // The grace runs from the SIGTERM, not from the kill's start: finding the tree reads all of
+  // /proc, which on a loaded machine can take longer than the whole grace.
+  let remaining = await waitGone(first, performance.now() + graceMs);
   // Descendants spawned during the grace period (from a SIGTERM handler, say) or missed
   // while their parent was exiting.
   remaining = merge(remaining, await io.findTree(rootPid, token));

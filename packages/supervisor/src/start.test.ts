@@ -230,7 +230,8 @@ describe("kill", () => {
   });
 
   it("stops at SIGTERM when everything exits in time, and is idempotent", async () => {
-    const agent = await run("idle-hang");
+    // A grace no loaded machine runs out of: the kill ends as soon as the tree is gone.
+    const agent = await run("idle-hang", { killGraceMs: 30_000 });
     await linesUntil(agent, "thinking");
     const first = agent.kill("hang");
     const second = agent.kill("again");
@@ -247,7 +248,7 @@ describe("kill", () => {
       info: (fields: Record<string, unknown>, message: string) => logged.push([message, fields]),
       warn: (fields: Record<string, unknown>, message: string) => logged.push([message, fields]),
     };
-    const agent = await run("idle-hang", { logger });
+    const agent = await run("idle-hang", { logger, killGraceMs: 30_000 });
     await linesUntil(agent, "thinking");
     await agent.kill("hang");
     expect(logged).toEqual([

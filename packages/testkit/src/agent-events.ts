@@ -15,7 +15,7 @@ const text = (value: string) => [{ type: "text", text: value }];
 
 /**
  * Builders for cursor-agent stream-json events, shaped like the real captures in
- * `shared/fixtures/real` (field order included), for scenarios and tests.
+ * `fixtures/real` (field order included), for scenarios and tests.
  */
 export const agentEvents = {
   init(context: EventContext): AgentEventObject {

@@ -1,24 +1,22 @@
 import { existsSync, readFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Step } from "./scenarios.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
+// The package's commands (bin/), which run the built code: package managers make them
+// executable on install, and they exist before the first build.
+const commands = join(here, "..", "bin");
+
 /** Absolute path of the `fake-cursor-agent` executable (the built one, also when run from source). */
-export const fakeAgentBin: string = join(
-  basename(here) === "src" ? join(here, "..", "dist") : here,
-  "fake-cursor-agent.js",
-);
+export const fakeAgentBin: string = join(commands, "fake-cursor-agent.js");
 
 /**
  * Absolute path of the `fake-mcp-server` executable: an MCP server on stdio whose tools hang,
  * crash, answer late, flood or smuggle a message, on purpose (options in its source).
  */
-export const fakeMcpServerBin: string = join(
-  basename(here) === "src" ? join(here, "..", "dist") : here,
-  "fake-mcp-server.js",
-);
+export const fakeMcpServerBin: string = join(commands, "fake-mcp-server.js");
 
 /** How the fake agent should behave; turned into environment variables by {@link fakeAgentEnv}. */
 export interface FakeAgentOptions {

@@ -1,15 +1,17 @@
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createLineFramer, type JsonEvent, recordedTimeline } from "@cursor-wrap/events";
 import { schemaNameFor, schemas } from "@cursor-wrap/events/schemas";
+import { realCapture } from "@cursor-wrap/fixtures";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { realCapture } from "./captures.js";
 import {
   type FakeAgentOptions,
   fakeAgentBin,
   fakeAgentEnv,
+  fakeMcpServerBin,
   isAlive,
   readInvocations,
   readPids,
@@ -61,6 +63,43 @@ function events(stdout: Buffer): JsonEvent[] {
     (event): event is JsonEvent => event.kind === "json",
   );
 }
+
+describe("the package's commands", () => {
+  const manifest = JSON.parse(
+    readFileSync(new URL("../package.json", import.meta.url), "utf8"),
+  ) as { bin: Record<string, string> };
+  const command = (name: string): string =>
+    fileURLToPath(new URL(`../${manifest.bin[name]}`, import.meta.url));
+
+  it("are files of the package, not of its build, so installing never finds them missing", () => {
+    for (const [name, path] of Object.entries(manifest.bin)) {
+      expect(path, name).toMatch(/^\.\/bin\//);
+      expect(statSync(command(name)).mode & 0o111, name).not.toBe(0);
+    }
+    // The paths the kit hands out are those commands: executable wherever it is installed.
+    expect(fakeAgentBin).toBe(command("fake-cursor-agent"));
+    expect(fakeMcpServerBin).toBe(command("fake-mcp-server"));
+  });
+
+  it("run the built fake agent and fake MCP server", () => {
+    const agent = spawnSync(command("fake-cursor-agent"), ["-p"], {
+      input: "hello",
+      env: { ...process.env, ...fakeAgentEnv({ scenario: "quick", record }) },
+      timeout: 30_000,
+    });
+    expect(agent.status).toBe(0);
+    expect(events(agent.stdout).at(-1)).toMatchObject({ type: "result" });
+    const server = spawnSync(command("fake-mcp-server"), [], {
+      input: `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} })}\n`,
+      timeout: 30_000,
+    });
+    expect(JSON.parse(server.stdout.toString().split("\n")[0]!)).toMatchObject({
+      jsonrpc: "2.0",
+      id: 1,
+      result: expect.objectContaining({ serverInfo: expect.anything() }),
+    });
+  });
+});
 
 describe("fake-cursor-agent", () => {
   it("reads its prompt from stdin, records the invocation and plays a valid normal turn", () => {

@@ -1,7 +1,5 @@
 export type { AgentEventObject, EventContext } from "./agent-events.js";
 export { agentEvents } from "./agent-events.js";
-export type { Capture } from "./captures.js";
-export { realCapture, realCaptures, realCapturesDir } from "./captures.js";
 export type { FakeAgentOptions, Invocation } from "./fake-agent.js";
 export {
   fakeAgentBin,

@@ -1,8 +1,10 @@
 import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { shellWord } from "@cursor-wrap/events";
 import { createColors } from "picocolors";
 import { resolveRunOptions } from "../options/resolve.js";
+import { selfCommand } from "../self-command.js";
 import { type RunIo, runCommand } from "./run.js";
 
 interface DemoStep {
@@ -122,10 +124,14 @@ export async function demoCommand(io: RunIo): Promise<number> {
       ),
     );
   }
+  // Named as it can be run from here: a clone puts no cursor-wrap on PATH.
+  const me = selfCommand();
+  const dir = shellWord(logDir);
   io.stdout.write(
     `\n${paint.bold("Done.")} The forensic logs of these five runs (and of the MCP proxy) are in ${logDir}:\n` +
-      `  cursor-wrap logs --log-dir ${logDir}\n` +
-      `  cursor-wrap replay <one of those files> --idle-timeout 10s\n`,
+      `  ${me} logs --log-dir ${dir}\n` +
+      `  ${me} logs show <session id> --log-dir ${dir}\n` +
+      `  ${me} replay <one of those files> --idle-timeout 10s\n`,
   );
   return failures === 0 ? 0 : 1;
 }

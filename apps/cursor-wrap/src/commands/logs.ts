@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
-import { parseLine, sessionIdOf, terminalSafe } from "@cursor-wrap/events";
+import { eventTypeOf, parseLine, sessionIdOf, terminalSafe, userPrompt } from "@cursor-wrap/events";
 import { createFormatter } from "@cursor-wrap/format";
 import {
   listSessions,
@@ -10,7 +10,9 @@ import {
   type SessionSummary,
 } from "@cursor-wrap/logger";
 import { formatDuration, type Reason } from "@cursor-wrap/monitor";
+import { createColors } from "picocolors";
 import { RECORDS, type RecordFields, type RecordName, verdictOf } from "../log-records.js";
+import type { CancelReason } from "../run-control.js";
 import { readableFile, UsageError } from "../usage-error.js";
 import { mcpTimeline, mcpTimelineLine } from "./mcp-timeline.js";
 import type { RunIo } from "./run.js";
@@ -56,14 +58,18 @@ function table(sessions: SessionSummary[]): string {
     .join("\n");
 }
 
-/** Find a log by path, or by (a prefix of) its session id: the newest match. */
-function findLog(dir: string, target: string): string {
-  if (existsSync(target)) return readableFile(target, "the log");
-  const match = listSessions(dir).find(
-    (session) => session.sessionId.startsWith(target) || basename(session.path) === target,
-  );
-  if (!match) throw new UsageError(`no log for ${JSON.stringify(target)} in ${dir}`);
-  return match.path;
+/** Logs that a `logs show` target names: a path, a file name, or (a prefix of) a session id. */
+type Found = { path: string } | { several: SessionSummary[] };
+
+/** Find a log by path, file name, or session id prefix; several matches are all returned. */
+function findLog(dir: string, target: string): Found {
+  if (existsSync(target)) return { path: readableFile(target, "the log") };
+  const sessions = listSessions(dir);
+  const byName = sessions.find((session) => basename(session.path) === target);
+  if (byName) return { path: byName.path };
+  const matches = sessions.filter((session) => session.sessionId.startsWith(target));
+  if (matches.length === 0) throw new UsageError(`no log for ${JSON.stringify(target)} in ${dir}`);
+  return matches.length === 1 ? { path: matches[0]!.path } : { several: matches };
 }
 
 /** The table's name for a record, if `record.msg` is one. */
@@ -83,14 +89,188 @@ const UNRECORDED_REASON: Reason = {
   message: "reason not recorded",
 };
 
-/** Render a session log with the text formatter: the agent's output and the wrapper's decisions. */
+/** What the header of `logs show` says about a session, read from its log. */
+interface SessionHeader {
+  startedAt: number | undefined;
+  sessionId: string | undefined;
+  mode: string | undefined;
+  outputFormat: string | undefined;
+  /** The prompt of the first turn, as the agent echoed it. */
+  prompt: string | undefined;
+  /** The final record, if the wrapper wrote one. */
+  end: Partial<Record<"outcome" | "flagged" | "exit_code" | "turns" | "duration_ms", unknown>>;
+  agentVersion: string | undefined;
+  /** The log holds records of cursor-wrap (a raw capture holds none). */
+  isSessionLog: boolean;
+}
+
+/** Read what the header needs: one pass over the log. */
+async function readHeader(path: string): Promise<SessionHeader> {
+  const header: SessionHeader = {
+    startedAt: undefined,
+    sessionId: undefined,
+    mode: undefined,
+    outputFormat: undefined,
+    prompt: undefined,
+    end: {},
+    agentVersion: undefined,
+    isSessionLog: false,
+  };
+  for await (const entry of readSessionLog(path)) {
+    if (entry.kind === "raw" || entry.kind === "text") {
+      const event = logEntryEvent(entry)!;
+      header.sessionId ??= sessionIdOf(event);
+      header.prompt ??= userPrompt(event);
+      continue;
+    }
+    if (entry.kind !== "record") continue;
+    const { record } = entry;
+    header.isSessionLog = true;
+    if (header.startedAt === undefined && typeof record.time === "number") {
+      header.startedAt = record.time;
+    }
+    switch (record.msg) {
+      case "options":
+        header.mode = typeof record.mode === "string" ? record.mode : undefined;
+        header.outputFormat =
+          typeof record.output_format === "string" ? record.output_format : undefined;
+        break;
+      case "agent_spawn":
+        if (typeof record.agent_version === "string") header.agentVersion = record.agent_version;
+        break;
+      case "session_end":
+        header.end = record;
+        if (typeof record.session_id === "string") header.sessionId ??= record.session_id;
+        if (typeof record.agent_version === "string") header.agentVersion = record.agent_version;
+        break;
+    }
+  }
+  return header;
+}
+
+/** A prompt on one line: its first line, cut at `max` characters, safe for a terminal. */
+function promptPreview(prompt: string, max = 160): string {
+  const lines = prompt.trim().split("\n");
+  let text = lines[0]!;
+  if (text.length > max) text = `${text.slice(0, max - 1)}…`;
+  const more =
+    lines.length > 1 ? ` (+${lines.length - 1} more line${lines.length > 2 ? "s" : ""})` : "";
+  return `${terminalSafe(text)}${more}`;
+}
+
+/** The header of `logs show`: which session, what was asked, how it ended. */
+function headerLines(header: SessionHeader, path: string): string[] {
+  if (!header.isSessionLog) {
+    return [
+      `capture  ${terminalSafe(path)} (agent output only: no decisions of cursor-wrap)`,
+      ...(header.prompt === undefined ? [] : [`prompt   ${promptPreview(header.prompt)}`]),
+      "",
+    ];
+  }
+  const { end } = header;
+  const how = [header.mode, header.outputFormat].filter(Boolean).join(", ");
+  const outcome =
+    typeof end.outcome === "string"
+      ? [
+          `${end.outcome}${end.flagged === true ? " (flagged)" : ""}`,
+          typeof end.exit_code === "number" ? `exit ${end.exit_code}` : undefined,
+          typeof end.turns === "number"
+            ? `${end.turns} turn${end.turns === 1 ? "" : "s"}`
+            : undefined,
+          typeof end.duration_ms === "number" ? formatDuration(end.duration_ms) : undefined,
+        ]
+          .filter(Boolean)
+          .join(" · ")
+      : "unfinished: no final record (still running, or cursor-wrap was killed)";
+  return [
+    `session  ${terminalSafe(header.sessionId ?? "not announced by the agent")}${how ? ` (${how})` : ""}`,
+    ...(header.startedAt === undefined ? [] : [`started  ${localTime(header.startedAt)}`]),
+    `prompt   ${header.prompt === undefined ? "not in the log" : promptPreview(header.prompt)}`,
+    `outcome  ${terminalSafe(outcome)}`,
+    `agent    ${header.agentVersion === undefined ? "version not known (its install path did not tell)" : terminalSafe(header.agentVersion)}`,
+    `log      ${terminalSafe(path)}`,
+    "",
+  ];
+}
+
+/** Why a turn was cancelled, in words. */
+function cancelText(reason: unknown): string {
+  const cancel = reason as Partial<CancelReason> | undefined;
+  switch (cancel?.kind) {
+    case "turn":
+      return "cancelled (Ctrl+C); the session went on";
+    case "shutdown":
+      return `cancelled by ${cancel.signal ?? "a signal"}; the session ended`;
+    case "output":
+      return `cancelled: stdout failed (${cancel.code ?? "error"})`;
+    default:
+      return "cancelled";
+  }
+}
+
+/** pino's own keys and the receive time: not what happened. */
+const BOOKKEEPING = new Set(["level", "time", "msg", "ts", "recv_ts"]);
+
+/** A record of the log as a line of the story, or undefined to leave it out. */
+function storyLine(record: Record<string, unknown>, color: boolean): string | undefined {
+  const paint = createColors(color);
+  const level = typeof record.level === "number" ? record.level : 0;
+  const mark = level >= 50 ? paint.red("✗") : paint.yellow("⚠");
+  switch (record.msg) {
+    case "agent_stderr": {
+      const text =
+        typeof record.raw_text === "string"
+          ? record.raw_text
+          : typeof record.summary === "string"
+            ? record.summary
+            : "";
+      return paint.dim(`  agent stderr │ ${terminalSafe(text)}`);
+    }
+    case "signal_received":
+      return `${mark} ${terminalSafe(String(record.signal))} received`;
+    case "turn_cancel_requested":
+      return `${paint.yellow("✗")} turn ${cancelText(record.reason)}`;
+    case "wrapper_crashed": {
+      const error = record.err as { message?: unknown } | undefined;
+      return `${paint.red("✗")} cursor-wrap crashed: ${terminalSafe(String(error?.message ?? "unknown error"))}`;
+    }
+  }
+  if (level < 40) return undefined;
+  for (const key of ["summary", "message", "detail"]) {
+    const text = record[key];
+    if (typeof text === "string" && text) {
+      return `${mark} ${terminalSafe(String(record.msg).replace(/_/g, " "))}: ${terminalSafe(text)}`;
+    }
+  }
+  const fields = Object.fromEntries(
+    Object.entries(record).filter(([key]) => !BOOKKEEPING.has(key)),
+  );
+  return renderConsoleLine(level, String(record.msg), fields, color).trimEnd();
+}
+
+/**
+ * Render a session log as a story: a header (the session, its prompt, how it ended), then each
+ * turn with the agent's output through the text formatter and the wrapper's decisions, in order.
+ */
 async function showLog(path: string, io: RunIo): Promise<void> {
-  const formatter = createFormatter("text", io.stdout, {
-    tty: false,
-    color: io.stdout.isTTY === true,
-  });
+  const color = io.stdout.isTTY === true;
+  const formatter = createFormatter("text", io.stdout, { tty: false, color });
+  const header = await readHeader(path);
+  io.stdout.write(`${headerLines(header, path).join("\n")}\n`);
   let sessionId: string | undefined;
   let turn = 0;
+  // A turn's separator waits for its prompt (the agent echoes it first) after turn 1.
+  let separatorDue = false;
+  const separator = (prompt: string | undefined): void => {
+    separatorDue = false;
+    const title = `turn ${turn}${prompt === undefined || turn === 1 ? "" : ` · ${promptPreview(prompt, 60)}`}`;
+    io.stdout.write(`── ${title} ${"─".repeat(Math.max(3, 44 - title.length))}\n`);
+  };
+  const writeLine = (line: string): void => {
+    formatter.flush();
+    formatter.interrupt();
+    io.stdout.write(`${line}\n`);
+  };
   // The MCP proxies that ran under this session, interleaved by time.
   const mcp = await mcpTimeline(path);
   let shownMcp = 0;
@@ -98,10 +278,7 @@ async function showLog(path: string, io: RunIo): Promise<void> {
     while (shownMcp < mcp.length && mcp[shownMcp]!.time <= time) {
       const line = mcpTimelineLine(mcp[shownMcp]!);
       shownMcp += 1;
-      if (line === undefined) continue;
-      formatter.flush();
-      formatter.interrupt();
-      io.stdout.write(`${line}\n`);
+      if (line !== undefined) writeLine(line);
     }
   };
   for await (const entry of readSessionLog(path)) {
@@ -113,6 +290,13 @@ async function showLog(path: string, io: RunIo): Promise<void> {
             ? Number(entry.record.time)
             : Number.NaN;
       if (Number.isFinite(time)) showMcpUntil(time);
+    }
+    if (separatorDue && entry.kind !== "record") {
+      const event =
+        entry.kind === "raw" || entry.kind === "text" ? logEntryEvent(entry) : undefined;
+      // The agent announces its session, then echoes the prompt: the separator names it.
+      const announcement = event?.kind === "json" && eventTypeOf(event) === "system/init";
+      if (!announcement) separator(event ? userPrompt(event) : undefined);
     }
     switch (entry.kind) {
       case "raw":
@@ -127,8 +311,8 @@ async function showLog(path: string, io: RunIo): Promise<void> {
           formatter.write(parseLine(`[a line of ${entry.bytes} bytes, logged in part]`));
         break;
       case "damaged":
-        io.stdout.write(
-          `[${entry.truncated ? "truncated" : "damaged"} record: ${terminalSafe(entry.line.slice(0, 80))}]\n`,
+        writeLine(
+          `[${entry.truncated ? "truncated" : "damaged"} record: ${terminalSafe(entry.line.slice(0, 80))}]`,
         );
         break;
       case "record": {
@@ -136,10 +320,12 @@ async function showLog(path: string, io: RunIo): Promise<void> {
         const name = recordName(record);
         switch (name ? RECORDS[name].show : undefined) {
           case "turn-start":
+            if (separatorDue) separator(undefined);
             turn += 1;
-            io.stdout.write(`── turn ${turn} ${"─".repeat(40)}\n`);
+            separatorDue = true;
             break;
           case "verdict": {
+            if (separatorDue) separator(undefined);
             const verdict = verdictOf(String(record.msg));
             const fields = record as Partial<RecordFields["hang_detected"]>;
             if (verdict && fields.reason) {
@@ -168,29 +354,33 @@ async function showLog(path: string, io: RunIo): Promise<void> {
             break;
           }
           case "turn-end": {
+            if (separatorDue) separator(undefined);
             const fields = record as Partial<RecordFields["turn_end"]>;
-            formatter.endTurn({
+            const summary = {
               durationMs: Number(fields.duration_ms ?? 0),
               toolCalls: Number(fields.tool_calls ?? 0),
               outcome: String(fields.outcome),
-            });
+            };
+            formatter.endTurn(summary);
+            writeLine(
+              createColors(color).dim(
+                `— turn ${turn}: ${terminalSafe(summary.outcome)} · ${formatDuration(summary.durationMs)} · ${summary.toolCalls} tool call${summary.toolCalls === 1 ? "" : "s"}`,
+              ),
+            );
             break;
           }
-          default:
-            if (typeof record.level === "number" && record.level >= 40) {
-              io.stdout.write(
-                renderConsoleLine(
-                  record.level,
-                  String(record.msg),
-                  record,
-                  io.stdout.isTTY === true,
-                ),
-              );
+          default: {
+            const line = storyLine(record, color);
+            if (line !== undefined) {
+              if (separatorDue) separator(undefined);
+              writeLine(line);
             }
+          }
         }
       }
     }
   }
+  if (separatorDue) separator(undefined);
   showMcpUntil(Number.POSITIVE_INFINITY);
   formatter.close();
 }
@@ -199,8 +389,17 @@ async function showLog(path: string, io: RunIo): Promise<void> {
 export async function logsCommand(options: LogsOptions, io: RunIo): Promise<number> {
   const { args, logDir: dir } = options;
   if (args[0] === "show") {
-    if (!args[1]) throw new UsageError("logs show needs a session id or a log file");
-    await showLog(findLog(dir, args[1]), io);
+    const target = args[1];
+    if (!target) throw new UsageError("logs show needs a session id or a log file");
+    const found = findLog(dir, target);
+    if ("several" in found) {
+      // Picking one (the newest, say) would show a session nobody asked for.
+      io.stderr.write(
+        `cursor-wrap: ${JSON.stringify(terminalSafe(target))} matches ${found.several.length} session logs in ${terminalSafe(dir)}; give more of the session id, or the file:\n${terminalSafe(table(found.several))}\n`,
+      );
+      return 1;
+    }
+    await showLog(found.path, io);
     return 0;
   }
   if (args.length > 0)

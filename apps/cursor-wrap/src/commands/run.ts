@@ -6,16 +6,19 @@ import {
 } from "@cursor-wrap/format";
 import { openSessionLog } from "@cursor-wrap/logger";
 import { DEFAULT_BACKOFF, DEFAULT_POLICY } from "@cursor-wrap/recovery";
+import type { SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
 import { requestedModel, turnArgs } from "../agent/agent-args.js";
-import { exitCodeOf } from "../exit-codes.js";
+import { type Ending, EXIT, exitCodeOf } from "../exit-codes.js";
 import { recordsWhere, writeRecord } from "../log-records.js";
 import { loadAuthProfiles, type ProfileEnvironment } from "../options/auth-profiles.js";
+import type { AgentArgument } from "../options/command-line.js";
 import { monitorOptions } from "../options/resolve.js";
 import type { RunOptions } from "../options/run-options.js";
 import { openPromptHistory } from "../prompt-history.js";
 import { createPromptReader } from "../prompt-reader.js";
 import { type CancelReason, createRunControl } from "../run-control.js";
 import { formatterCountdown, stderrCountdown, type WaitDisplay } from "../session/recovery-wait.js";
+import { type HintInOutput, resumeHintLine, trackResumeHint } from "../session/resume-hint.js";
 import { runInteractiveSession, runPrintSession, type SessionContext } from "../session/session.js";
 import type { TurnSettings } from "../turn/run-turn.js";
 import { UsageError } from "../usage-error.js";
@@ -39,14 +42,19 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
  * agent's options because it starts with `-`, how to give it.
  */
 function noPrompt(why: string, options: RunOptions): UsageError {
+  const first = (argument: AgentArgument): string => argument.tokens[0] ?? "";
   // No flag has a space in its name, and glued values (`-mgpt-5`) rarely do: a prompt does.
-  const taken = options.agentArguments
-    .map((argument) => argument.tokens[0] ?? "")
-    .find((token) => /\s/.test(token.split("=", 1)[0]!));
+  // Else a flag cursor-agent's table does not know (`-dash-prompt`) may well be the prompt.
+  const taken =
+    options.agentArguments.map(first).find((token) => /\s/.test(token.split("=", 1)[0]!)) ??
+    options.agentArguments
+      .filter((argument) => argument.flag === undefined)
+      .map(first)
+      .find(Boolean);
   const hint =
     taken === undefined
       ? ""
-      : ` (${JSON.stringify(taken)} was taken as an option: a prompt that starts with - goes after --, as in cursor-wrap -p -- ${JSON.stringify(taken)})`;
+      : `; ${JSON.stringify(taken)} was passed to cursor-agent as a flag: a prompt that starts with - goes after --, as in cursor-wrap -p -- ${JSON.stringify(taken)}`;
   return new UsageError(`no prompt: ${why}${hint}`);
 }
 
@@ -92,6 +100,9 @@ function turnSettings(
 // Records people already see: by the session's one-line errors, and in text mode by the formatter.
 const SHOWN_BY_SESSION = recordsWhere((spec) => spec.shownBy === "session");
 const SHOWN_BY_TEXT = recordsWhere((spec) => spec.shownBy === "text");
+// Beside a text rendering, the steps of a kill repeat its "⚠ Hang detected" block.
+const KILL_STEP: (typeof SUPERVISOR_RECORDS)[number] = "kill_step";
+const DETAILS_OF_TEXT = [...recordsWhere((spec) => spec.detailOfText === true), KILL_STEP];
 
 /** How a run presents itself beyond what its options say. */
 export interface Presentation {
@@ -104,6 +115,8 @@ interface Outputs {
   formatter: Formatter;
   /** A text rendering reaches people (it shows verdicts and errors itself). */
   rendersForPeople: boolean;
+  /** Where the output shows how to resume a session that ended abnormally. */
+  hint: HintInOutput;
   /** The wrapper's stderr for people: erases the live status line before each write. */
   stderr: {
     write(text: string | Buffer): unknown;
@@ -145,11 +158,12 @@ function createOutputs(options: RunOptions, io: RunIo, presentation: Presentatio
   ) {
     const answer = createAnswerFormatter(io.stdout);
     if (io.stderr.isTTY !== true)
-      return { formatter: answer, rendersForPeople: false, stderr: io.stderr };
+      return { formatter: answer, rendersForPeople: false, hint: "none", stderr: io.stderr };
     const rendering = createFormatter("text", io.stderr, { tty: true });
     return {
       formatter: combineFormatters(answer, rendering),
       rendersForPeople: true,
+      hint: "wrapper",
       stderr: beforeWriting(io.stderr, rendering),
     };
   }
@@ -160,6 +174,7 @@ function createOutputs(options: RunOptions, io: RunIo, presentation: Presentatio
   return {
     formatter,
     rendersForPeople: text,
+    hint: options.outputFormat === "json" ? "wrapper-unless-result" : "wrapper",
     stderr: text && io.stdout.isTTY === true ? beforeWriting(io.stderr, formatter) : io.stderr,
   };
 }
@@ -179,6 +194,12 @@ function waitDisplayOf(
   }
   if (io.stderr.isTTY === true) return { waitDisplay: stderrCountdown(io.stderr) };
   return {};
+}
+
+/** Nobody is left to read a last line: stdout's reader went away, or the terminal did. */
+function endsUnheard(ending: Ending, stopping: CancelReason | undefined): boolean {
+  if (stopping?.kind === "output" && stopping.code === "EPIPE") return true;
+  return ending.kind === "signal" && ending.signal === "SIGHUP";
 }
 
 /** The session's outcome, or what stopped it: a signal, or stdout failing. */
@@ -203,7 +224,12 @@ export async function runCommand(
   const profiles = loadAuthProfiles(options.authProfiles, env);
   const printed = options.print ? await printPrompt(options, io) : undefined;
   const startedAt = performance.now();
-  const { formatter, rendersForPeople, stderr } = createOutputs(options, io, presentation);
+  const outputs = createOutputs(options, io, presentation);
+  const { rendersForPeople, stderr } = outputs;
+  // Every abnormal ending says how to resume: in the output where the format has a place for
+  // it, else in one line on stderr.
+  const hint = trackResumeHint(outputs.formatter, outputs.hint);
+  const formatter = hint.formatter;
   const log = openSessionLog({
     dir: options.logDir,
     console: {
@@ -212,6 +238,7 @@ export async function runCommand(
       skip: [
         ...SHOWN_BY_SESSION,
         ...(rendersForPeople ? SHOWN_BY_TEXT : []),
+        ...(rendersForPeople && options.logLevel !== "debug" ? DETAILS_OF_TEXT : []),
         // The agent's stderr lines are shown as they are, once, and only per `--stderr`.
         "agent_stderr",
       ],
@@ -293,6 +320,14 @@ export async function runCommand(
     // A signal or a closed stdout decides the ending, whatever the interrupted turn was doing.
     const ending = control.ending(result.ending);
     const exitCode = exitCodeOf(ending);
+    if (
+      exitCode !== EXIT.completed &&
+      result.sessionId !== undefined &&
+      !hint.shown() &&
+      !endsUnheard(ending, control.stopping)
+    ) {
+      stderr.write(resumeHintLine(result.sessionId));
+    }
     log.close({
       outcome: outcomeOf(control.stopping, result.outcome),
       flagged: result.flagged,

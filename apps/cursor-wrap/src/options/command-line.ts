@@ -41,7 +41,8 @@ export interface CommandLine {
 const ownByLong = new Map<string, { definition: AnyFlag; negated: boolean }>();
 for (const definition of FLAGS) {
   ownByLong.set(definition.name, { definition, negated: false });
-  if (definition.negatable) ownByLong.set(`no-${definition.name}`, { definition, negated: true });
+  if (definition.negated !== undefined)
+    ownByLong.set(`no-${definition.name}`, { definition, negated: true });
 }
 const OWN_NAMES = [...ownByLong.keys()];
 

@@ -41,8 +41,8 @@ export interface FlagDefinition<Key extends FlagKey = FlagKey> {
   default: RunOptions[Key] | ((context: DefaultContext) => RunOptions[Key]);
   /** How a value reads in help. Default: `String(value)`. */
   show?(value: RunOptions[Key]): string;
-  /** A switch that is on by default and has a `--no-<name>` form. */
-  negatable?: boolean;
+  /** A switch that is on by default and has a `--no-<name>` form, which does this (for help). */
+  negated?: string;
 }
 
 /** A row of the flag table, whichever option it sets. */
@@ -414,11 +414,12 @@ export const FLAGS: readonly AnyFlag[] = [
     name: "force",
     group: "agent",
     description:
-      "Pass --force to cursor-agent unless -f, --force or --yolo is given (cursor-agent's own default is off; --no-force leaves it out)",
+      "Pass --force to cursor-agent unless -f, --force or --yolo is given (cursor-agent's own default is off)",
     parse: parseBoolean,
     default: true,
     show: showOnOff,
-    negatable: true,
+    negated:
+      "Leave --force out: cursor-agent then rejects every action that would need approval (--print cannot ask)",
   }),
   flag({
     key: "pty",
@@ -471,11 +472,11 @@ export const FLAGS: readonly AnyFlag[] = [
     key: "redact",
     name: "redact",
     group: "logs",
-    description: "Redact secrets in the log file (--no-redact to keep them)",
+    description: "Redact secrets in the log file",
     parse: parseBoolean,
     default: true,
     show: showOnOff,
-    negatable: true,
+    negated: "Keep secrets in the log file as they were",
   }),
   flag({
     key: "parseCap",

@@ -47,7 +47,7 @@ export function resolveFlag<Key extends FlagKey>(
   if (fromEnv !== undefined)
     return { value: definition.parse(fromEnv, variable), source: variable };
   const negated = envName(`no-${definition.name}`);
-  if (definition.negatable && env[negated] !== undefined) {
+  if (definition.negated !== undefined && env[negated] !== undefined) {
     return {
       value: !parseBoolean(env[negated] ?? "", negated) as RunOptions[Key],
       source: negated,

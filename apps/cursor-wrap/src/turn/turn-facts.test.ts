@@ -1,5 +1,5 @@
 import { createLineFramer, parseLine, resultInfo, toMonitorSignal } from "@cursor-wrap/events";
-import { realCaptures } from "@cursor-wrap/testkit";
+import { realCaptures } from "@cursor-wrap/fixtures";
 import { describe, expect, it } from "vitest";
 import { createTurnFacts } from "./turn-facts.js";
 
