@@ -20,6 +20,16 @@ export const fakeMcpServerBin: string = join(
   "fake-mcp-server.js",
 );
 
+/**
+ * Absolute path of the `fake-mcp-client` executable: an MCP client that reads its config the
+ * way a named client does (`--client claude-code`, …), starts each stdio server through the
+ * official SDK's stdio transport and calls a tool on it (options in its source).
+ */
+export const fakeMcpClientBin: string = join(
+  basename(here) === "src" ? join(here, "..", "dist") : here,
+  "fake-mcp-client.js",
+);
+
 /** How the fake agent should behave; turned into environment variables by {@link fakeAgentEnv}. */
 export interface FakeAgentOptions {
   /**
