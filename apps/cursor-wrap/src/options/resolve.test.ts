@@ -31,6 +31,7 @@ describe("resolveRunOptions", () => {
       tickIntervalMs: undefined,
       promptAfterHang: undefined,
       maxHangRetries: 3,
+      mcpWatchdog: false,
       agentBin: undefined,
       force: true,
       pty: false,

@@ -33,6 +33,8 @@ export interface RunOptions {
   tickIntervalMs: number | undefined;
   promptAfterHang: string | undefined;
   maxHangRetries: number;
+  /** Wrap Cursor's MCP configs for the run's duration (`--mcp-watchdog`). */
+  mcpWatchdog: boolean;
   /** The agent binary as given; undefined: look for it (R-CLI1d). */
   agentBin: string | undefined;
   force: boolean;
