@@ -274,6 +274,14 @@ describe("cursor-wrap mcp run", () => {
     );
     await running.stdoutHas("fake-mcp-client: done");
     expect(readFileSync(config, "utf8")).not.toBe(original);
+    // While it runs, status shows whose the wrapped entries are, and unwrap leaves them to it.
+    const options = { defaults: false, env: where.env, cwd: where.project };
+    const status = await run(["mcp", "status", "--client", "claude-code"], options);
+    expect(status.stdout.toString()).toMatch(
+      /tracker +stdio +wrapped +.* \[for the MCP session of pid \d+, ".*claude --client claude-code.*", until it ends\]/,
+    );
+    const unwrap = await run(["mcp", "unwrap", "--client", "claude-code"], options);
+    expect(unwrap.stdout.toString()).toContain("holds tracker, project-tracker");
     const client = reportOf(report).pid;
     running.child.kill("SIGTERM");
     const result = await running.done;
@@ -446,7 +454,10 @@ describe("cursor-wrap --mcp-watchdog", () => {
     expect(out).toContain("did not answer tools/call");
     expect(out).toContain("The issue tracker gave no answer");
     expect(readFileSync(cursorConfig, "utf8")).toBe(original);
-    // The proxy's log sits beside the run's, carrying its token (logs show interleaves them).
-    expect(readdirSync(result.logDir).some((name) => name.includes("-mcp-"))).toBe(true);
+    // The proxy logs beside the run, with its token: the run's timeline shows its traffic.
+    const sessionLog = readdirSync(result.logDir).find((name) => !name.includes("-mcp-"))!;
+    const shown = await run(["logs", "show", join(result.logDir, sessionLog)], { env: where.env });
+    expect(shown.stdout.toString()).toContain("· mcp tracker: proxy started");
+    expect(shown.stdout.toString()).toMatch(/mcp tracker .*tools\/call "hang"/);
   });
 });

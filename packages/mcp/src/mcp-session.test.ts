@@ -11,6 +11,11 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  canMountSmallFileSystem,
+  mountSmallFileSystem,
+  type SmallFileSystem,
+} from "@cursor-wrap/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CLIENT_FIXTURES, fixtureText } from "./__fixtures__/client-fixtures.js";
 import { serverStatuses, wrapConfig } from "./config.js";
@@ -213,6 +218,36 @@ describe("beginMcpSession", () => {
       mcpServers: { ...JSON.parse(TWO).mcpServers, c: { command: "c-server" } },
     });
   });
+
+  let small: SmallFileSystem | undefined;
+  afterEach(() => {
+    small?.remove();
+    small = undefined;
+  });
+
+  it.skipIf(!canMountSmallFileSystem())(
+    "on a full disk, fails in one line before the agent would start, the config whole",
+    () => {
+      small = mountSmallFileSystem(64 * 1024);
+      const path = join(small.dir, "mcp.json");
+      writeFileSync(path, TWO);
+      // Room for the lock alone: the journal cannot be written.
+      small.fillLeaving(4_096);
+      const config = { path, dialect: MCP_SERVERS_DIALECT, context: {} };
+      let error: unknown;
+      try {
+        beginMcpSession({ configs: [config], proxy: PROXY, command: "x", registryDir });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(McpConfigError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toMatch(/the session journal .*ENOSPC/);
+      expect((error as Error).message).not.toContain("\n");
+      expect(readFileSync(path, "utf8")).toBe(TWO);
+      expect(readdirSync(small.dir).filter((name) => name !== ".filler")).toEqual(["mcp.json"]);
+      expect(listMcpSessions(registryDir)).toEqual([]);
+    },
+  );
 
   it("recovers a killed session's entries while another session still needs the rest", () => {
     const config = cursorConfig("mcp.json", TWO);
