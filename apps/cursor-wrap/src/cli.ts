@@ -168,7 +168,7 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
   cli
     .command(
       "mcp <action>",
-      "MCP watchdog: `mcp proxy -- <server command>` answers a hung MCP call with an error; `mcp wrap|unwrap|status` rewrite Cursor's mcp.json to use it",
+      "MCP watchdog: `mcp proxy -- <server command>` answers a hung MCP call with an error; `mcp wrap|unwrap|status` rewrite an MCP client's config to use it; `mcp run -- <agent command>` does so for one session",
     )
     .option(
       "--server-id <name>",
@@ -187,14 +187,20 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
     .option("--max-line <size>", "proxy: longer lines pass through unparsed (default 64MiB)")
     .option("--log-dir <dir>", "proxy: where its log goes (default: cursor-wrap's log directory)")
     .option("--original-without-args", "proxy: written by wrap (the original entry had no args)")
-    .option("--config <file>", "wrap/unwrap/status: this mcp.json")
-    .option("--global", "wrap/unwrap/status: ~/.cursor/mcp.json")
+    .option(
+      "--client <name>",
+      "wrap/unwrap/status/run: whose configs: cursor, claude-code, claude-desktop, vscode, windsurf, zed (default: cursor; status: all; run: told by the command)",
+    )
+    .option("--config <file>", "wrap/unwrap/status/run: this config file")
+    .option("--global", "wrap/unwrap/status: the client's user config (~/.cursor/mcp.json)")
     .option(
       "--project <dir>",
-      "wrap/unwrap/status: <dir>/.cursor/mcp.json (default: the current directory's, else the global one)",
+      "wrap/unwrap/status/run: the configs of this project (default: the current directory's)",
     )
     .option("--dry-run", "wrap/unwrap: print the change as a diff and write nothing")
     .example("cursor-wrap mcp wrap --global --tool-timeout search=2m")
+    .example("cursor-wrap mcp run --request-timeout 2m -- claude")
+    .example("cursor-wrap mcp status")
     .example(
       "cursor-wrap mcp proxy --server-id everything -- npx -y @modelcontextprotocol/server-everything",
     )
@@ -214,6 +220,7 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
           maxLine: value("max-line"),
           logDir: value("log-dir"),
           config: value("config"),
+          client: value("client"),
           global: parsed.global === true,
           project: value("project"),
           dryRun: parsed.dryRun === true,
@@ -295,7 +302,9 @@ async function runMain(args: readonly string[], io: RunIo, env: NodeJS.ProcessEn
     });
   }
   const { runCommand } = await import("./commands/run.js");
-  return runCommand({ ...options, agentBin: findAgentBinary(options.agentBin, env) }, io, {}, env);
+  const { withMcpWatchdog } = await import("./mcp-watchdog.js");
+  const agentBin = findAgentBinary(options.agentBin, env);
+  return withMcpWatchdog(options, io, () => runCommand({ ...options, agentBin }, io, {}, env));
 }
 
 /** Parse and run a command line; returns the exit code. */

@@ -45,6 +45,8 @@ export interface WrapOptions {
   speed?: number;
   /** Extra Node.js flags for the wrapper process, e.g. `--expose-gc`. */
   nodeArgs?: string[];
+  /** The wrapper's working directory. Default: the test process's. */
+  cwd?: string;
 }
 
 export interface WrapRun {
@@ -92,6 +94,7 @@ export function wrap(args: string[], options: WrapOptions = {}): Wrapped {
       : [...defaults, ...args];
   const started = performance.now();
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...finalArgs], {
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env: {
       ...process.env,
       NO_COLOR: "1",

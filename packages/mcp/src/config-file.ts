@@ -7,7 +7,9 @@ import { resolve } from "node:path";
 import { processExists, processStartTime } from "@cursor-wrap/supervisor";
 import type { RewriteResult } from "./config.js";
 import { McpConfigError } from "./config-error.js";
+import { applyJsonEdits, type JsonSyntax, parseJsonText, sameMeaning } from "./json-text.js";
 import {
+  ConcurrentChangeError,
   createExclusive,
   describeError,
   kindOf,
@@ -21,10 +23,12 @@ import {
 export const CONFIG_SIDE_FILES = {
   lock: ".cursor-wrap-lock",
   backup: ".cursor-wrap-backup",
+  /** What the MCP sessions that wrapped the config need to give it back (mcp-session.ts). */
+  session: ".cursor-wrap-session",
 } as const;
 
 /** Where a config really is: the path given, or the file a link there points to. */
-interface ConfigTarget {
+export interface ConfigTarget {
   /** The regular file that is read and replaced. */
   target: string;
   stats: Stats;
@@ -35,7 +39,7 @@ interface ConfigTarget {
  * is changed at its target, which must be a regular file; anything else that is not a regular
  * file (a directory, a FIFO, a dangling link) is refused.
  */
-function configTarget(path: string): ConfigTarget {
+export function configTarget(path: string): ConfigTarget {
   let own: Stats | undefined;
   try {
     own = statOf(path);
@@ -45,10 +49,7 @@ function configTarget(path: string): ConfigTarget {
     });
   }
   if (own === undefined) {
-    throw new McpConfigError(
-      path,
-      "no such file (Cursor keeps MCP servers in ~/.cursor/mcp.json or <project>/.cursor/mcp.json)",
-    );
+    throw new McpConfigError(path, "no such file");
   }
   let target: string;
   try {
@@ -105,13 +106,20 @@ function holderOf(content: string): number | undefined {
   return pid;
 }
 
+/** Block this thread for `ms` (a lock held for milliseconds by another cursor-wrap). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 /**
  * Take the lock beside a config: a file created exclusively (never through a link), holding
  * this process's pid and start time. A stale lock (its holder gone) is taken over; one that is
- * a link, a FIFO or a directory is refused.
+ * a link, a FIFO or a directory is refused. A live holder is waited for up to `waitMs` (MCP
+ * sessions, which change a config for milliseconds at their start and end), then refused.
  */
-function lock(target: string, reference: string): () => void {
+export function lockConfig(target: string, reference: string, waitMs = 0): () => void {
   const lockPath = `${target}${CONFIG_SIDE_FILES.lock}`;
+  const deadline = Date.now() + waitMs;
   for (let attempt = 0; attempt < 3; attempt += 1) {
     try {
       createExclusive(lockPath, lockContent());
@@ -137,6 +145,11 @@ function lock(target: string, reference: string): () => void {
     }
     refuseUnlessRegular(lockPath, "the lock", reference);
     const holder = holderOf(readRegularFile(lockPath, "the lock", 256).toString("latin1"));
+    if (holder !== undefined && Date.now() < deadline) {
+      pause(20);
+      attempt -= 1;
+      continue;
+    }
     if (holder !== undefined) {
       throw new McpConfigError(
         reference,
@@ -148,7 +161,8 @@ function lock(target: string, reference: string): () => void {
   throw new McpConfigError(reference, `cannot take the lock ${lockPath}: it keeps coming back`);
 }
 
-function removeFile(path: string): void {
+/** Remove a name (never what a link there points to); a missing one is no error. */
+export function removeFile(path: string): void {
   try {
     // unlink(2) removes a name, never what a link points to.
     unlinkSync(path);
@@ -169,8 +183,19 @@ export interface ConfigText {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Parse config bytes, with a clear error for text that is not UTF-8 or not JSON. */
-function parseConfig(path: string, bytes: Buffer, role = "the config"): ConfigText {
+/** Strict JSON: the syntax of every client's config but VS Code's and Zed's. */
+const STRICT: JsonSyntax = { comments: false };
+
+/**
+ * Parse config bytes as its client does (strict JSON, or JSON with comments), with a clear
+ * error for text that is not UTF-8 or does not parse.
+ */
+export function parseConfig(
+  path: string,
+  bytes: Buffer,
+  syntax: JsonSyntax = STRICT,
+  role = "the config",
+): ConfigText {
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -178,7 +203,7 @@ function parseConfig(path: string, bytes: Buffer, role = "the config"): ConfigTe
     throw new McpConfigError(path, `${role} is not UTF-8 text`, { cause: error });
   }
   try {
-    return { text, bytes, config: JSON.parse(text) as unknown };
+    return { text, bytes, config: parseJsonText(text, syntax) };
   } catch (error) {
     throw new McpConfigError(path, `not valid JSON (${(error as Error).message})`, {
       cause: error,
@@ -187,18 +212,38 @@ function parseConfig(path: string, bytes: Buffer, role = "the config"): ConfigTe
 }
 
 /**
- * Read a config file as JSON: never through a planted link's target other than the config's
- * own, never blocking on a FIFO; a clear error for a missing, broken or odd one.
+ * Read a config file: never through a planted link's target other than the config's own,
+ * never blocking on a FIFO; a clear error for a missing, broken or odd one.
  */
-export function readConfigFile(path: string): ConfigText {
+export function readConfigFile(path: string, syntax: JsonSyntax = STRICT): ConfigText {
   const { target } = configTarget(path);
-  return parseConfig(path, readRegularFile(target, "the config"));
+  return parseConfig(path, readRegularFile(target, "the config"), syntax);
 }
 
-/** Indentation of a JSON text (what its first indented line uses), to write it back alike. */
-function indentOf(text: string): string | number {
-  const match = /\n([ \t]+)\S/.exec(text);
-  return match ? match[1]! : 2;
+/**
+ * The text a rewrite gives: its edits applied to the current text, checked to parse to the
+ * document the rewrite meant (so an edit in the wrong place can never reach the disk).
+ */
+export function rewrittenText(
+  path: string,
+  current: ConfigText,
+  result: Pick<RewriteResult, "config" | "edits">,
+  syntax: JsonSyntax,
+): string {
+  const after = applyJsonEdits(current.text, result.edits);
+  let parsed: unknown;
+  try {
+    parsed = parseJsonText(after, syntax);
+  } catch {
+    parsed = Symbol("unparsable");
+  }
+  if (JSON.stringify(parsed) !== JSON.stringify(result.config)) {
+    throw new McpConfigError(
+      path,
+      "cannot change this file in place (its entries are not where they seem, e.g. a duplicate key); nothing was changed",
+    );
+  }
+  return after;
 }
 
 /** What {@link updateConfigFile} did (or, with `dryRun`, would do). */
@@ -225,7 +270,12 @@ export interface UpdateOptions {
    * so the file is byte for byte what it was.
    */
   restoreExactly?: boolean;
+  /** How the file is parsed: strict JSON (default) or JSON with comments (VS Code, Zed). */
+  syntax?: JsonSyntax;
 }
+
+/** How often a change is tried again when the file changed under it (its client wrote it). */
+const CONCURRENT_CHANGE_ATTEMPTS = 5;
 
 /**
  * Apply a rewrite to a config file (R-MCP6, R-MCP8): under a lock created exclusively beside
@@ -241,49 +291,86 @@ export function updateConfigFile(
   rewrite: (config: unknown) => RewriteResult,
   options: UpdateOptions = {},
 ): ConfigUpdate {
-  const { target, stats } = configTarget(path);
+  const { target } = configTarget(path);
   const backupPath = `${target}${CONFIG_SIDE_FILES.backup}`;
   refuseUnlessRegular(backupPath, "the backup", path);
-  const release = options.dryRun ? () => {} : lock(target, path);
+  const release = options.dryRun ? () => {} : lockConfig(target, path);
   try {
-    const current = parseConfig(path, readRegularFile(target, "the config"));
-    const result = rewrite(current.config);
-    let after = `${JSON.stringify(result.config, null, indentOf(current.text))}${current.text.endsWith("\n") ? "\n" : ""}`;
-    let restoredFromBackup = false;
-    if (options.restoreExactly && result.changed.length > 0 && statOf(backupPath)) {
-      const backup = parseConfig(path, readRegularFile(backupPath, "the backup"), "the backup");
-      if (JSON.stringify(backup.config) === JSON.stringify(result.config)) {
-        after = backup.text;
-        restoredFromBackup = true;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return updateLocked(path, target, backupPath, rewrite, options);
+      } catch (error) {
+        // The client wrote the file between the read and the replace (Claude Code rewrites
+        // ~/.claude.json as it runs): read it again and redo the change on the new text.
+        if (!ConcurrentChangeError.isInstance(error) || attempt >= CONCURRENT_CHANGE_ATTEMPTS) {
+          if (ConcurrentChangeError.isInstance(error)) {
+            throw new McpConfigError(
+              path,
+              "keeps being changed by another program; nothing was changed",
+            );
+          }
+          throw error;
+        }
       }
     }
-    const update: ConfigUpdate = {
-      path,
-      ...(target === resolve(path) ? {} : { target }),
-      before: current.text,
-      after,
-      changed: result.changed,
-      skipped: result.skipped,
-      ...(restoredFromBackup ? { restoredFromBackup } : {}),
-    };
-    if (options.dryRun || result.changed.length === 0) return update;
-    const owner = { uid: stats.uid, gid: stats.gid };
-    // The backup is complete (and verified) before the config changes; an earlier backup is
-    // replaced only by a finished new one.
-    replaceFile(backupPath, current.bytes, {
-      mode: 0o600,
-      owner,
-      role: "the backup",
-      reference: path,
-    });
-    replaceFile(target, Buffer.from(after, "utf8"), {
-      mode: stats.mode & 0o777,
-      owner,
-      role: "the config",
-      reference: path,
-    });
-    return { ...update, backup: backupPath };
   } finally {
     release();
   }
+}
+
+function updateLocked(
+  path: string,
+  target: string,
+  backupPath: string,
+  rewrite: (config: unknown) => RewriteResult,
+  options: UpdateOptions,
+): ConfigUpdate {
+  const syntax = options.syntax ?? STRICT;
+  const stats = statOf(target)!;
+  const current = parseConfig(path, readRegularFile(target, "the config"), syntax);
+  const result = rewrite(current.config);
+  let after = rewrittenText(path, current, result, syntax);
+  let restoredFromBackup = false;
+  if (options.restoreExactly && result.changed.length > 0 && statOf(backupPath)) {
+    const backup = parseConfig(
+      path,
+      readRegularFile(backupPath, "the backup"),
+      syntax,
+      "the backup",
+    );
+    // Same data and same comments: only whitespace differs, so the backup's bytes lose nothing.
+    if (sameMeaning(backup.text, after, syntax)) {
+      after = backup.text;
+      restoredFromBackup = true;
+    }
+  }
+  const update: ConfigUpdate = {
+    path,
+    ...(target === resolve(path) ? {} : { target }),
+    before: current.text,
+    after,
+    changed: result.changed,
+    entries: result.entries,
+    skipped: result.skipped,
+    edits: result.edits,
+    ...(restoredFromBackup ? { restoredFromBackup } : {}),
+  };
+  if (options.dryRun || result.changed.length === 0) return update;
+  const owner = { uid: stats.uid, gid: stats.gid };
+  // The backup is complete (and verified) before the config changes; an earlier backup is
+  // replaced only by a finished new one.
+  replaceFile(backupPath, current.bytes, {
+    mode: 0o600,
+    owner,
+    role: "the backup",
+    reference: path,
+  });
+  replaceFile(target, Buffer.from(after, "utf8"), {
+    mode: stats.mode & 0o777,
+    owner,
+    role: "the config",
+    reference: path,
+    unchangedSince: stats,
+  });
+  return { ...update, backup: backupPath };
 }

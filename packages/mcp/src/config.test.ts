@@ -115,9 +115,23 @@ describe("wrapConfig and unwrapConfig", () => {
         wrapped: true,
         command: "npx",
         args: ["-y", "@modelcontextprotocol/server-github"],
+        map: ["mcpServers"],
       },
-      { name: "bare", transport: "stdio", wrapped: true, command: "/usr/bin/my-server", args: [] },
-      { name: "remote", transport: "remote", wrapped: false, url: "https://mcp.example.com/sse" },
+      {
+        name: "bare",
+        transport: "stdio",
+        wrapped: true,
+        command: "/usr/bin/my-server",
+        args: [],
+        map: ["mcpServers"],
+      },
+      {
+        name: "remote",
+        transport: "remote",
+        wrapped: false,
+        url: "https://mcp.example.com/sse",
+        map: ["mcpServers"],
+      },
     ]);
   });
 });

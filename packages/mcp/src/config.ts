@@ -1,6 +1,8 @@
-// Cursor's MCP configuration (`~/.cursor/mcp.json`, `<project>/.cursor/mcp.json`), rewritten so
-// each stdio server runs through the watchdog (R-MCP6): the command-replacement pattern. The
-// transforms here are pure; `updateConfigFile` (config-file.ts) applies one to a file.
+// MCP client configs, rewritten so each stdio server runs through the watchdog (R-MCP6): the
+// command-replacement pattern, the same for every client; where a client keeps its servers and
+// how an entry says what it runs is its dialect (config-dialects.ts; Cursor's by default). The
+// transforms here are pure: they give the new document and the edits that make it from the
+// old text; `updateConfigFile` (config-file.ts) applies them to a file.
 //
 // Server names are the config's keys, so anything may be one (`__proto__`, `--`, `-h`, escape
 // sequences): objects are built with `Object.fromEntries` (own keys, never a prototype setter)
@@ -8,6 +10,14 @@
 
 import { homedir } from "node:os";
 import { basename, join } from "node:path";
+import {
+  type ConfigDialect,
+  type DialectContext,
+  MCP_SERVERS_DIALECT,
+  ownValue,
+  type ServerMap,
+} from "./config-dialects.js";
+import type { JsonEdit, JsonPath } from "./json-text.js";
 
 /** One server entry of `mcpServers`; keys other than these are kept as they are. */
 export interface McpServerEntry {
@@ -40,23 +50,40 @@ export function cursorConfigPaths(project?: string): { global: string; project?:
 }
 
 /** Where the proxy's own arguments end and the server's command begins. */
-function proxySplit(entry: McpServerEntry): { before: string[]; after: string[] } | undefined {
-  const args = entry.args;
-  if (!Array.isArray(args) || typeof entry.command !== "string") return undefined;
-  const mcp = args.indexOf("mcp");
-  if (mcp === -1 || args[mcp + 1] !== "proxy") return undefined;
-  const runsCursorWrap = [entry.command, ...args.slice(0, mcp)].some((part) =>
-    /cursor-wrap/.test(basename(String(part))),
+function proxySplit(
+  command: unknown,
+  args: unknown,
+): { before: string[]; after: string[] } | undefined {
+  if (!Array.isArray(args) || typeof command !== "string") return undefined;
+  const words = args.map(String);
+  const mcp = words.indexOf("mcp");
+  if (mcp === -1 || words[mcp + 1] !== "proxy") return undefined;
+  const runsCursorWrap = [command, ...words.slice(0, mcp)].some((part) =>
+    /cursor-wrap/.test(basename(part)),
   );
   // The first `--` after `proxy` ends the proxy's options (a name is inside `--server-id=…`).
-  const separator = args.indexOf("--", mcp + 2);
+  const separator = words.indexOf("--", mcp + 2);
   if (!runsCursorWrap || separator === -1) return undefined;
-  return { before: args.slice(0, separator), after: args.slice(separator + 1) };
+  return { before: words.slice(0, separator), after: words.slice(separator + 1) };
 }
 
-/** Whether an entry already runs through the watchdog. */
+/** Whether an entry (`{ command, args }`) already runs through the watchdog. */
 export function isWrapped(entry: McpServerEntry): boolean {
-  return proxySplit(entry) !== undefined;
+  return proxySplit(entry?.command, entry?.args) !== undefined;
+}
+
+/** One entry of a config: the map it is in and its name. */
+export interface EntryRef {
+  /** The map's place in the document (`["mcpServers"]`). */
+  map: JsonPath;
+  name: string;
+  /** The map's name for people, when a file has more than one. */
+  scope?: string;
+}
+
+/** Whether two references name the same entry. */
+export function sameEntry(first: EntryRef, second: EntryRef): boolean {
+  return first.name === second.name && JSON.stringify(first.map) === JSON.stringify(second.map);
 }
 
 /** How a server entry stands. */
@@ -69,120 +96,209 @@ export interface ServerStatus {
   command?: string;
   args?: string[];
   url?: string;
+  /** Why an `unknown` entry is left alone. */
+  why?: string;
+  /** The entry's map, and its name for people when the file has more than one. */
+  map?: JsonPath;
+  scope?: string;
+  /** What people should know about the entry (VS Code's `${input:…}`). */
+  notes?: string[];
 }
 
-const serversOf = (config: unknown): Record<string, McpServerEntry> => {
-  const servers = (config as { mcpServers?: unknown } | null)?.mcpServers;
-  return servers !== null && typeof servers === "object" && !Array.isArray(servers)
-    ? (servers as Record<string, McpServerEntry>)
-    : {};
-};
+/** Which dialect a transform reads, for which project; by default Cursor's `mcpServers`. */
+export interface RewriteScope {
+  dialect?: ConfigDialect;
+  context?: DialectContext;
+  /** Only these entries (a session unwraps what it wrapped, nothing else). */
+  only?: (entry: EntryRef) => boolean;
+  /** These maps instead of the dialect's (an entry of another project's map, by reference). */
+  maps?: readonly ServerMap[];
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** Every entry of every server map of a document, with how it runs. */
+function entriesOf(config: unknown, scope: RewriteScope) {
+  const dialect = scope.dialect ?? MCP_SERVERS_DIALECT;
+  const maps = scope.maps ?? dialect.serverMaps(config, scope.context ?? {});
+  return maps.flatMap((map) => {
+    let servers: unknown = config;
+    for (const key of map.path) servers = ownValue(servers, String(key));
+    if (!isObject(servers)) return [];
+    return Object.entries(servers).map(([name, entry]) => ({
+      ref: { map: map.path, name, ...(map.scope === undefined ? {} : { scope: map.scope }) },
+      entry,
+      form: dialect.entryForm(entry),
+      notes: dialect.notes(entry),
+    }));
+  });
+}
 
 /** Every server of a config and whether it runs through the watchdog. */
-export function serverStatuses(config: unknown): ServerStatus[] {
-  return Object.entries(serversOf(config)).map(([name, entry]) => {
-    if (typeof entry?.url === "string" && entry.command === undefined) {
-      return { name, transport: "remote", wrapped: false, url: entry.url };
-    }
-    if (typeof entry?.command !== "string") return { name, transport: "unknown", wrapped: false };
-    const split = proxySplit(entry);
-    if (split) {
-      const [command, ...args] = split.after;
-      return { name, transport: "stdio", wrapped: true, command: command ?? "", args };
-    }
-    return {
-      name,
-      transport: "stdio",
-      wrapped: false,
-      command: entry.command,
-      args: entry.args ?? [],
+export function serverStatuses(config: unknown, scope: RewriteScope = {}): ServerStatus[] {
+  return entriesOf(config, scope).map(({ ref, form, notes }): ServerStatus => {
+    const where = {
+      map: ref.map,
+      ...(ref.scope === undefined ? {} : { scope: ref.scope }),
+      ...(notes.length === 0 ? {} : { notes }),
     };
+    switch (form.transport) {
+      case "remote":
+        return { name: ref.name, transport: "remote", wrapped: false, url: form.url, ...where };
+      case "unknown":
+        return { name: ref.name, transport: "unknown", wrapped: false, why: form.why, ...where };
+      case "stdio": {
+        const split = proxySplit(form.command, form.args);
+        if (split) {
+          const [command, ...args] = split.after;
+          return {
+            name: ref.name,
+            transport: "stdio",
+            wrapped: true,
+            command: command ?? "",
+            args,
+            ...where,
+          };
+        }
+        return {
+          name: ref.name,
+          transport: "stdio",
+          wrapped: false,
+          command: form.command,
+          args: (form.args ?? []).map(String),
+          ...where,
+        };
+      }
+      default: {
+        const never: never = form;
+        return never;
+      }
+    }
   });
 }
 
 /** What a rewrite did. */
 export interface RewriteResult {
+  /** The document after the rewrite. */
   config: unknown;
-  /** Entries changed. */
+  /** Entries changed, by name. */
   changed: string[];
+  /** The entries changed, with their maps. */
+  entries: EntryRef[];
   /** Entries left alone, and why. */
-  skipped: Array<{ name: string; why: string }>;
+  skipped: Array<{ name: string; why: string; scope?: string }>;
+  /** The edits that make the new document from the old text (every other byte stays). */
+  edits: JsonEdit[];
+}
+
+/**
+ * `value` with the value at `path` replaced by `next` (`undefined` removes it): a copy along
+ * the path, objects rebuilt with own keys in their order (a new key goes last, as it is
+ * inserted in the text).
+ */
+function withValue(value: unknown, path: JsonPath, next: unknown): unknown {
+  if (path.length === 0) return next;
+  const [head, ...rest] = path;
+  if (Array.isArray(value) && typeof head === "number") {
+    const copy = [...value];
+    copy[head] = withValue(copy[head], rest, next);
+    return copy;
+  }
+  const entries: Array<[string, unknown]> = isObject(value) ? Object.entries(value) : [];
+  const key = String(head);
+  const index = entries.findIndex(([name]) => name === key);
+  const child = withValue(index === -1 ? undefined : entries[index]![1], rest, next);
+  if (child === undefined && rest.length === 0) {
+    if (index !== -1) entries.splice(index, 1);
+  } else if (index === -1) entries.push([key, child]);
+  else entries[index] = [key, child];
+  return Object.fromEntries(entries);
+}
+
+/** Apply edits to a document value (what the edited text must parse to). */
+function applyToValue(config: unknown, edits: readonly JsonEdit[]): unknown {
+  return edits.reduce((value, edit) => withValue(value, edit.path, edit.value), config);
 }
 
 /**
  * Run each stdio server through the proxy: `command` becomes the proxy's program, and `args`
- * its arguments, `--`, then the original command and arguments. `env`, other keys, remote
- * (url) servers and entries already wrapped are left as they are.
+ * its arguments, `--`, then the original command and arguments (variable references such as
+ * `${env:TOKEN}` move along as written: every client expands them in `args` as in `command`).
+ * `env`, other keys, remote (url) servers and entries already wrapped are left as they are.
  */
-export function wrapConfig(config: unknown, proxy: ProxyInvocation): RewriteResult {
-  const servers = serversOf(config);
+export function wrapConfig(
+  config: unknown,
+  proxy: ProxyInvocation,
+  scope: RewriteScope = {},
+): RewriteResult {
   const changed: string[] = [];
+  const entries: EntryRef[] = [];
   const skipped: RewriteResult["skipped"] = [];
-  const next: Array<[string, McpServerEntry]> = [];
-  for (const [name, entry] of Object.entries(servers)) {
-    if (typeof entry?.command !== "string") {
-      next.push([name, entry]);
+  const edits: JsonEdit[] = [];
+  for (const { ref, form } of entriesOf(config, scope)) {
+    if (scope.only && !scope.only(ref)) continue;
+    const where = ref.scope === undefined ? {} : { scope: ref.scope };
+    if (form.transport !== "stdio") {
       skipped.push({
-        name,
-        why: typeof entry?.url === "string" ? "a remote (url) server" : "no command",
+        name: ref.name,
+        why: form.transport === "remote" ? "a remote (url) server" : form.why,
+        ...where,
       });
       continue;
     }
-    if (isWrapped(entry)) {
-      next.push([name, entry]);
-      skipped.push({ name, why: "already wrapped" });
+    if (proxySplit(form.command, form.args)) {
+      skipped.push({ name: ref.name, why: "already wrapped", ...where });
       continue;
     }
-    const hadArgs = Object.hasOwn(entry, "args");
-    const original = hadArgs && Array.isArray(entry.args) ? entry.args.map(String) : [];
     const wrappedArgs = [
       ...proxy.prefix,
-      `--server-id=${name}`,
+      `--server-id=${ref.name}`,
       ...(proxy.options ?? []),
-      ...(hadArgs ? [] : [NO_ARGS]),
+      ...(form.args === undefined ? [NO_ARGS] : []),
       "--",
-      entry.command,
-      ...original,
+      form.command,
+      ...(form.args ?? []).map(String),
     ];
-    // Keys keep their order: `command` and `args` are replaced where they are.
-    next.push([name, { ...entry, command: proxy.command, args: wrappedArgs }]);
-    changed.push(name);
+    const base = [...ref.map, ref.name];
+    edits.push(
+      { path: [...base, ...form.at.command], value: proxy.command },
+      { path: [...base, ...form.at.args], value: wrappedArgs },
+    );
+    changed.push(ref.name);
+    entries.push(ref);
   }
-  return {
-    config: { ...(config as object), mcpServers: Object.fromEntries(next) },
-    changed,
-    skipped,
-  };
+  return { config: applyToValue(config, edits), changed, entries, skipped, edits };
 }
 
 /** Give each wrapped entry back its own command and arguments, exactly; the rest is untouched. */
-export function unwrapConfig(config: unknown): RewriteResult {
-  const servers = serversOf(config);
+export function unwrapConfig(config: unknown, scope: RewriteScope = {}): RewriteResult {
   const changed: string[] = [];
+  const entries: EntryRef[] = [];
   const skipped: RewriteResult["skipped"] = [];
-  const next: Array<[string, McpServerEntry]> = [];
-  for (const [name, entry] of Object.entries(servers)) {
-    const split = entry && typeof entry === "object" ? proxySplit(entry) : undefined;
+  const edits: JsonEdit[] = [];
+  for (const { ref, form } of entriesOf(config, scope)) {
+    if (scope.only && !scope.only(ref)) continue;
+    const split = form.transport === "stdio" ? proxySplit(form.command, form.args) : undefined;
     const [command, ...args] = split?.after ?? [];
-    if (!split || command === undefined) {
-      next.push([name, entry]);
-      skipped.push({ name, why: "not wrapped" });
+    if (form.transport !== "stdio" || !split || command === undefined) {
+      skipped.push({
+        name: ref.name,
+        why: "not wrapped",
+        ...(ref.scope === undefined ? {} : { scope: ref.scope }),
+      });
       continue;
     }
-    // Rebuilt key by key, so the entry's keys keep their order (and the file its text).
-    const restored: Array<[string, unknown]> = [];
-    for (const [key, value] of Object.entries(entry)) {
-      if (key === "command") restored.push([key, command]);
-      else if (key === "args") {
-        if (!split.before.includes(NO_ARGS)) restored.push([key, args]);
-      } else restored.push([key, value]);
-    }
-    next.push([name, Object.fromEntries(restored) as McpServerEntry]);
-    changed.push(name);
+    const base = [...ref.map, ref.name];
+    edits.push(
+      { path: [...base, ...form.at.command], value: command },
+      {
+        path: [...base, ...form.at.args],
+        value: split.before.includes(NO_ARGS) ? undefined : args,
+      },
+    );
+    changed.push(ref.name);
+    entries.push(ref);
   }
-  return {
-    config: { ...(config as object), mcpServers: Object.fromEntries(next) },
-    changed,
-    skipped,
-  };
+  return { config: applyToValue(config, edits), changed, entries, skipped, edits };
 }

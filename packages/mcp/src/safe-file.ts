@@ -19,6 +19,7 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { CursorWrapError } from "@cursor-wrap/errors";
 import { McpConfigError } from "./config-error.js";
 
 const { O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_RDWR } = constants;
@@ -181,6 +182,33 @@ export interface ReplaceOptions {
   role: string;
   /** The path errors are reported against. */
   reference: string;
+  /**
+   * The target as it was read: when it has changed since (another program wrote it), the new
+   * file is not moved into place and {@link ConcurrentChangeError} is thrown, so the caller
+   * can redo its change on what is there now instead of undoing the other program's.
+   */
+  unchangedSince?: Stats;
+}
+
+/** The file changed between being read and being replaced: nothing was written. */
+export class ConcurrentChangeError extends CursorWrapError {
+  static override readonly marker: string = "cursor-wrap.error.mcp-config-changed";
+  constructor(path: string) {
+    super("MCP_CONFIG_CHANGED", `${path} changed while it was being rewritten`);
+  }
+}
+
+/** Whether a file is still the one `before` describes (same inode, size and change time). */
+function unchanged(path: string, before: Stats): boolean {
+  const now = statOf(path);
+  return (
+    now !== undefined &&
+    now.dev === before.dev &&
+    now.ino === before.ino &&
+    now.size === before.size &&
+    now.mtimeMs === before.mtimeMs &&
+    now.ctimeMs === before.ctimeMs
+  );
 }
 
 /**
@@ -210,7 +238,7 @@ export function replaceFile(target: string, bytes: Uint8Array, options: ReplaceO
     } catch {
       // not created, or already gone
     }
-    if (McpConfigError.isInstance(error)) throw error;
+    if (McpConfigError.isInstance(error) || ConcurrentChangeError.isInstance(error)) throw error;
     throw new McpConfigError(
       options.reference,
       `cannot ${step} ${options.role} (${temporary}): ${describeError(error)}; nothing was changed`,
@@ -243,6 +271,9 @@ export function replaceFile(target: string, bytes: Uint8Array, options: ReplaceO
     fd = undefined;
   } catch (error) {
     fail("verify", error);
+  }
+  if (options.unchangedSince && !unchanged(target, options.unchangedSince)) {
+    fail("move into place", new ConcurrentChangeError(target));
   }
   try {
     renameSync(temporary, target);

@@ -18,6 +18,13 @@ export const fakeAgentBin: string = join(commands, "fake-cursor-agent.js");
  */
 export const fakeMcpServerBin: string = join(commands, "fake-mcp-server.js");
 
+/**
+ * Absolute path of the `fake-mcp-client` executable: an MCP client that reads its config the
+ * way a named client does (`--client claude-code`, …), starts each stdio server through the
+ * official SDK's stdio transport and calls a tool on it (options in its source).
+ */
+export const fakeMcpClientBin: string = join(commands, "fake-mcp-client.js");
+
 /** How the fake agent should behave; turned into environment variables by {@link fakeAgentEnv}. */
 export interface FakeAgentOptions {
   /**

@@ -1,9 +1,12 @@
 export type { AgentEventObject, EventContext } from "./agent-events.js";
 export { agentEvents } from "./agent-events.js";
+export type { ClientPlace, ClientServer, FakeClientName } from "./client-config-reader.js";
+export { readClientServers } from "./client-config-reader.js";
 export type { FakeAgentOptions, Invocation } from "./fake-agent.js";
 export {
   fakeAgentBin,
   fakeAgentEnv,
+  fakeMcpClientBin,
   fakeMcpServerBin,
   isAlive,
   readInvocations,

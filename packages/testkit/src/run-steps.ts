@@ -1,7 +1,9 @@
 import { spawn } from "node:child_process";
 import { appendFileSync, closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
+import { homedir } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createLineFramer, recordedTimeline } from "@cursor-wrap/events";
+import { readClientServers } from "./client-config-reader.js";
 import { fakeMcpServerBin } from "./fake-agent.js";
 import type { Step } from "./scenarios.js";
 
@@ -220,10 +222,26 @@ function startMcpServer(): {
   close(): Promise<void>;
 } {
   const configured = process.env.FAKE_AGENT_MCP_SERVER;
-  const [command, ...args] = configured
-    ? (JSON.parse(configured) as string[])
-    : [process.execPath, fakeMcpServerBin];
-  const server = spawn(command!, args, { stdio: ["pipe", "pipe", "inherit"] });
+  // As cursor-agent does: the entry of that name in .cursor/mcp.json, else ~/.cursor/mcp.json.
+  const fromConfig = process.env.FAKE_AGENT_MCP_CONFIG_SERVER;
+  const entry =
+    fromConfig === undefined
+      ? undefined
+      : readClientServers("cursor", { home: homedir(), cwd: process.cwd(), env: process.env }).find(
+          (server) => server.name === fromConfig,
+        );
+  if (fromConfig !== undefined && entry === undefined) {
+    throw new Error(`no MCP server ${JSON.stringify(fromConfig)} in Cursor's mcp.json`);
+  }
+  const [command, ...args] = entry
+    ? [entry.command, ...entry.args]
+    : configured
+      ? (JSON.parse(configured) as string[])
+      : [process.execPath, fakeMcpServerBin];
+  const server = spawn(command!, args, {
+    stdio: ["pipe", "pipe", "inherit"],
+    env: { ...process.env, ...entry?.env },
+  });
   const exited = new Promise<void>((resolve) => server.once("close", () => resolve()));
   const waiting = new Map<number, (message: Record<string, unknown>) => void>();
   const framer = createLineFramer({ parseCap: Number.MAX_SAFE_INTEGER });

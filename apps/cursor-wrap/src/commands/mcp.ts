@@ -1,21 +1,29 @@
-// `cursor-wrap mcp proxy | wrap | unwrap | status` (SPEC 7b): the MCP watchdog's commands. The
-// proxy itself is `@cursor-wrap/mcp`; this wires it to the process's stdio, signals and a log.
+// `cursor-wrap mcp proxy | wrap | unwrap | status | run` (SPEC 7b): the MCP watchdog's commands.
+// The proxy itself is `@cursor-wrap/mcp`; this wires it to the process's stdio, signals and a
+// log, and the config commands to every client's files (`--client`); `run` is mcp-run.ts.
 
 import { existsSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { sep } from "node:path";
+import { resolve, sep } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { terminalSafe } from "@cursor-wrap/events";
 import { DEFAULT_RETENTION_MS, openSessionLog, type SessionLog } from "@cursor-wrap/logger";
 import {
+  CLIENT_NAMES,
+  type ClientConfigFile,
+  type ClientName,
   type ConfigUpdate,
-  cursorConfigPaths,
+  clientConfigFiles,
+  configFileFor,
   MCP_DEFAULTS,
   MCP_RECORDS,
   type McpProxyLog,
   type ProxyInvocation,
   readConfigFile,
+  recoverMcpSessions,
+  sameEntry,
   serverStatuses,
+  sessionHolders,
   startMcpProxy,
   unwrapConfig,
   updateConfigFile,
@@ -23,6 +31,15 @@ import {
 } from "@cursor-wrap/mcp";
 import { AGENT_TOKEN_VARIABLE } from "@cursor-wrap/supervisor";
 import { createTwoFilesPatch } from "diff";
+import {
+  CLIENT_LABELS,
+  mcpSessionsDir,
+  recoverDeadSessions,
+  recoveryLines,
+  shownEntries,
+  shownFile,
+  shownName,
+} from "../mcp-sessions.js";
 import { defaultLogDir, durationOrOff } from "../options/flags.js";
 import { parseSize, parseToolTimeouts } from "../options/units.js";
 import { printError } from "../print-error.js";
@@ -33,7 +50,7 @@ import type { RunIo } from "./run.js";
 /** The options of `cursor-wrap mcp …`, as given. */
 export interface McpOptions {
   action: string;
-  /** After `--`: the server's command and arguments (`proxy`). */
+  /** After `--`: the server's command and arguments (`proxy`), the agent's (`run`). */
   server: string[];
   serverId?: string;
   requestTimeout?: string;
@@ -43,13 +60,15 @@ export interface McpOptions {
   maxLine?: string;
   logDir?: string;
   config?: string;
+  /** `--client`: whose configs (`cursor`, `claude-code`, …). */
+  client?: string;
   global?: boolean;
   project?: string;
   dryRun?: boolean;
 }
 
-/** The proxy options given to `wrap`, to write into each entry. */
-function proxyFlags(options: McpOptions): string[] {
+/** The proxy options given to `wrap` or `run`, to write into each entry. */
+export function proxyFlags(options: McpOptions): string[] {
   const flags: string[] = [];
   if (options.requestTimeout !== undefined) {
     durationOrOff(options.requestTimeout, "--request-timeout");
@@ -202,106 +221,213 @@ export function proxyInvocation(script: string = process.argv[1] ?? ""): ProxyIn
   return { command: process.execPath, prefix: [path, "mcp", "proxy"] };
 }
 
-/** The config files a command works on: --config, --global, --project, else the project's in the current directory, else the user's. */
-function configPaths(options: McpOptions, forStatus: boolean): string[] {
-  if (options.config !== undefined) return [options.config];
-  const paths = cursorConfigPaths(options.project ?? process.cwd());
-  if (options.global) return [paths.global];
-  if (options.project !== undefined) return [paths.project!];
-  const found = [paths.project!, paths.global].filter((path) => existsSync(path));
-  if (forStatus) return found.length > 0 ? found : [paths.global];
-  return [found[0] ?? paths.global];
+/** A `--client` value, checked. */
+export function clientOf(name: string): ClientName {
+  if (!(CLIENT_NAMES as readonly string[]).includes(name)) {
+    throw new UsageError(`unknown client ${JSON.stringify(name)}: ${CLIENT_NAMES.join(", ")}`);
+  }
+  return name as ClientName;
 }
 
-const home = (path: string): string =>
-  terminalSafe(path.startsWith(homedir()) ? `~${path.slice(homedir().length)}` : path);
+const exists = (file: ClientConfigFile): boolean => existsSync(file.path);
 
 /**
- * A server name as printed: plain names as they are; any other (a flag-like `-h`, spaces,
- * escape sequences, bidi controls) quoted and escaped, so it reads as data and cannot act on
- * the terminal.
+ * The config files a client reads, that exist: `--config` (read as `--client` says, else as its
+ * name says), else the client's user files (`--global`), a project's (`--project <dir>`), or
+ * both (the project is the current directory).
  */
-export function shownName(name: string): string {
-  return /^[A-Za-z0-9_.@+][A-Za-z0-9_.@+/:-]*$/.test(name)
-    ? name
-    : terminalSafe(JSON.stringify(name));
+export function existingConfigFiles(
+  options: Pick<McpOptions, "config" | "client" | "global" | "project">,
+  env: NodeJS.ProcessEnv,
+): ClientConfigFile[] {
+  const client = options.client === undefined ? undefined : clientOf(options.client);
+  const project = options.project ?? process.cwd();
+  if (options.config !== undefined) {
+    return [configFileFor(options.config, client, { project: resolve(project) })];
+  }
+  const files = clientConfigFiles(client ?? "cursor", { home: homedir(), project, env });
+  const scoped = files.filter((file) =>
+    options.global
+      ? file.scope === "user"
+      : options.project !== undefined
+        ? file.scope === "project"
+        : true,
+  );
+  return scoped.filter(exists);
+}
+
+/** The files `wrap`/`unwrap` change: without `--client`, Cursor's project file, else its user one. */
+function filesToRewrite(options: McpOptions, env: NodeJS.ProcessEnv): ClientConfigFile[] {
+  if (options.config !== undefined || options.client !== undefined) {
+    const files = existingConfigFiles(options, env);
+    if (files.length === 0) {
+      const looked = clientConfigFiles(clientOf(options.client!), {
+        home: homedir(),
+        project: options.project ?? process.cwd(),
+        env,
+      });
+      throw new UsageError(
+        `no ${CLIENT_LABELS[clientOf(options.client!)]} MCP config found (looked for ${looked.map((file) => shownFile(file.path)).join(", ")}); give one with --config`,
+      );
+    }
+    return files;
+  }
+  // Cursor's, as before --client: the current directory's project file, else the user's.
+  const files = clientConfigFiles("cursor", {
+    home: homedir(),
+    project: options.project ?? process.cwd(),
+    env,
+  });
+  const user = files.find((file) => file.scope === "user")!;
+  const project = files.find((file) => file.scope === "project")!;
+  if (options.global) return [user];
+  if (options.project !== undefined) return [project];
+  return [exists(project) ? project : user];
 }
 
 /** A file as printed: the path given, and the file changed when it is a link. */
 function shownPath(update: ConfigUpdate): string {
   return update.target === undefined
-    ? home(update.path)
-    : `${home(update.path)} (a link: changed its target ${home(update.target)})`;
+    ? shownFile(update.path)
+    : `${shownFile(update.path)} (a link: changed its target ${shownFile(update.target)})`;
+}
+
+/** The entries of a config that live sessions hold, and the sessions. */
+function heldBySessions(path: string) {
+  try {
+    return sessionHolders(path).filter((holder) => holder.live);
+  } catch {
+    return [];
+  }
 }
 
 /** `mcp wrap` and `mcp unwrap`. */
-function rewriteCommand(options: McpOptions, io: RunIo): number {
+function rewriteCommand(options: McpOptions, io: RunIo, env: NodeJS.ProcessEnv): number {
   const wrap = options.action === "wrap";
   const proxy = wrap ? { ...proxyInvocation(), options: proxyFlags(options) } : undefined;
-  for (const path of configPaths(options, false)) {
+  const clients = new Set<ClientName>();
+  for (const file of filesToRewrite(options, env)) {
+    const holders = heldBySessions(file.path);
+    const held = holders.flatMap((holder) => holder.entries);
+    // Entries a running session wrapped are that session's to give back, when it ends.
+    const only = (ref: { map: readonly (string | number)[]; name: string }) =>
+      !held.some((entry) => sameEntry(entry, ref));
+    const scope = { dialect: file.dialect, context: file.context, only };
     const update = updateConfigFile(
-      path,
-      (config) => (proxy ? wrapConfig(config, proxy) : unwrapConfig(config)),
-      { dryRun: options.dryRun === true, restoreExactly: !wrap },
+      file.path,
+      (config) => (proxy ? wrapConfig(config, proxy, scope) : unwrapConfig(config, scope)),
+      { dryRun: options.dryRun === true, restoreExactly: !wrap, syntax: file.dialect },
     );
+    for (const holder of holders) {
+      io.stdout.write(
+        `${shownFile(file.path)}: a running MCP session (pid ${holder.pid}, ${terminalSafe(JSON.stringify(holder.command))}) holds ${shownEntries(holder.entries)} until it ends; left to it\n`,
+      );
+    }
     if (options.dryRun) {
-      const file = update.target ?? path;
+      const shown = update.target ?? file.path;
       // The file's text may hold raw control characters (JSON allows C1 and bidi controls).
       io.stdout.write(
         update.changed.length === 0
           ? `${shownPath(update)}: nothing to ${options.action}\n`
           : terminalSafe(
-              createTwoFilesPatch(file, file, update.before, update.after, "", "(dry run)"),
+              createTwoFilesPatch(shown, shown, update.before, update.after, "", "(dry run)"),
             ),
       );
       continue;
     }
     const verb = wrap ? "wrapped" : "unwrapped";
-    const names = (items: readonly string[]): string => items.map(shownName).join(", ");
+    const skipped = (item: { name: string; why: string; scope?: string }) =>
+      `${shownEntries([{ map: [], name: item.name, ...(item.scope === undefined ? {} : { scope: item.scope }) }])}: ${item.why}`;
     io.stdout.write(
       update.changed.length === 0
-        ? `${shownPath(update)}: nothing to ${options.action}${update.skipped.length > 0 ? ` (${update.skipped.map((item) => `${shownName(item.name)}: ${item.why}`).join("; ")})` : ""}\n`
-        : `${shownPath(update)}: ${verb} ${names(update.changed)}${update.backup ? ` (the previous file is in ${home(update.backup)})` : ""}\n`,
+        ? `${shownPath(update)}: nothing to ${options.action}${update.skipped.length > 0 ? ` (${update.skipped.map(skipped).join("; ")})` : ""}\n`
+        : `${shownPath(update)}: ${verb} ${shownEntries(update.entries)}${update.backup ? ` (the previous file is in ${shownFile(update.backup)})` : ""}\n`,
     );
-    for (const item of update.skipped) {
-      if (update.changed.length > 0) {
-        io.stdout.write(`  left alone: ${shownName(item.name)} (${item.why})\n`);
-      }
-    }
     if (update.changed.length > 0) {
-      io.stdout.write(
-        "Restart Cursor (or reload its MCP servers) for the change to take effect.\n",
+      for (const item of update.skipped) io.stdout.write(`  left alone: ${skipped(item)}\n`);
+      clients.add(file.client);
+    }
+  }
+  for (const client of clients) {
+    io.stdout.write(
+      `Restart ${CLIENT_LABELS[client]} (or reload its MCP servers) for the change to take effect.\n`,
+    );
+  }
+  return 0;
+}
+
+/** The config files `status` shows: the ones given, else every client's that exist. */
+function filesToShow(options: McpOptions, env: NodeJS.ProcessEnv): ClientConfigFile[] {
+  if (options.config !== undefined) return existingConfigFiles(options, env);
+  if (options.client !== undefined) {
+    const found = existingConfigFiles(options, env);
+    if (found.length > 0) return found;
+    const all = clientConfigFiles(clientOf(options.client), {
+      home: homedir(),
+      project: options.project ?? process.cwd(),
+      env,
+    });
+    return all.slice(0, 1);
+  }
+  return CLIENT_NAMES.flatMap((client) => existingConfigFiles({ ...options, client }, env));
+}
+
+/** `mcp status`: each config found, each server, and whether it runs through the watchdog. */
+function statusCommand(options: McpOptions, io: RunIo, env: NodeJS.ProcessEnv): number {
+  for (const line of recoveryLines(recoverSafely())) io.stdout.write(`${line}\n`);
+  const files = filesToShow(options, env);
+  if (files.length === 0) {
+    io.stdout.write(
+      `no MCP config found (looked for ${CLIENT_NAMES.map((client) => CLIENT_LABELS[client]).join(", ")}'s in ${shownFile(homedir())} and ${shownFile(options.project ?? process.cwd())})\n`,
+    );
+    return 0;
+  }
+  for (const file of files) {
+    const label = `${CLIENT_LABELS[file.client]} ${shownFile(file.path)}`;
+    if (!existsSync(file.path)) {
+      io.stdout.write(`${label}: no MCP config\n`);
+      continue;
+    }
+    const { config } = readConfigFile(file.path, file.dialect);
+    const statuses = serverStatuses(config, { dialect: file.dialect, context: file.context });
+    io.stdout.write(`${label}: ${statuses.length} server${statuses.length === 1 ? "" : "s"}\n`);
+    const holders = heldBySessions(file.path);
+    const shown = statuses.map(
+      (status) =>
+        `${shownName(status.name)}${status.scope === undefined ? "" : ` (${terminalSafe(status.scope)})`}`,
+    );
+    const width = Math.max(0, ...shown.map((name) => name.length));
+    for (const [index, status] of statuses.entries()) {
+      const holder = holders.find((item) =>
+        item.entries.some((entry) =>
+          sameEntry(entry, { map: status.map ?? [], name: status.name }),
+        ),
       );
+      const what =
+        status.transport === "remote"
+          ? `remote  not wrapped (a URL: nothing to proxy) ${terminalSafe(status.url ?? "")}`
+          : status.transport === "unknown"
+            ? `?       not wrapped (${terminalSafe(status.why ?? "no command or url")})`
+            : `stdio   ${status.wrapped ? "wrapped    " : "not wrapped"} ${terminalSafe([status.command, ...(status.args ?? [])].join(" "))}`;
+      const session = holder
+        ? ` [for the MCP session of pid ${holder.pid}, ${terminalSafe(JSON.stringify(holder.command))}, until it ends]`
+        : "";
+      io.stdout.write(`  ${shown[index]!.padEnd(width)}  ${what}${session}\n`);
+      for (const note of status.notes ?? []) {
+        io.stdout.write(`  ${"".padEnd(width)}  note: ${terminalSafe(note)}\n`);
+      }
     }
   }
   return 0;
 }
 
-/** `mcp status`: each server, and whether it runs through the watchdog. */
-function statusCommand(options: McpOptions, io: RunIo): number {
-  for (const path of configPaths(options, true)) {
-    if (!existsSync(path)) {
-      io.stdout.write(`${home(path)}: no MCP config\n`);
-      continue;
-    }
-    const { config } = readConfigFile(path);
-    const statuses = serverStatuses(config);
-    io.stdout.write(
-      `${home(path)}: ${statuses.length} server${statuses.length === 1 ? "" : "s"}\n`,
-    );
-    const shown = statuses.map((status) => shownName(status.name));
-    const width = Math.max(0, ...shown.map((name) => name.length));
-    for (const [index, status] of statuses.entries()) {
-      const what =
-        status.transport === "remote"
-          ? `remote  not wrapped (a URL: nothing to proxy) ${terminalSafe(status.url ?? "")}`
-          : status.transport === "unknown"
-            ? "?       no command or url"
-            : `stdio   ${status.wrapped ? "wrapped    " : "not wrapped"} ${terminalSafe([status.command, ...(status.args ?? [])].join(" "))}`;
-      io.stdout.write(`  ${shown[index]!.padEnd(width)}  ${what}\n`);
-    }
+/** The recovery of dead sessions, which never stops a command. */
+function recoverSafely() {
+  try {
+    return recoverMcpSessions(mcpSessionsDir());
+  } catch {
+    return [];
   }
-  return 0;
 }
 
 /** Run `cursor-wrap mcp <action>`. */
@@ -312,15 +438,22 @@ export async function mcpCommand(
 ): Promise<number> {
   switch (options.action) {
     case "proxy":
+      // Started beside every server by the client: it stays quick, and never writes configs.
       return proxyCommand(options, io, env);
     case "wrap":
     case "unwrap":
-      return rewriteCommand(options, io);
+      for (const line of await recoverDeadSessions()) io.stderr.write(`cursor-wrap: ${line}\n`);
+      return rewriteCommand(options, io, env);
     case "status":
-      return statusCommand(options, io);
+      return statusCommand(options, io, env);
+    case "run": {
+      for (const line of await recoverDeadSessions()) io.stderr.write(`cursor-wrap: ${line}\n`);
+      const { mcpRunCommand } = await import("./mcp-run.js");
+      return mcpRunCommand(options, io, env);
+    }
     default:
       throw new UsageError(
-        `unknown mcp command ${JSON.stringify(options.action)}: proxy, wrap, unwrap or status`,
+        `unknown mcp command ${JSON.stringify(options.action)}: proxy, wrap, unwrap, status or run`,
       );
   }
 }

@@ -192,7 +192,7 @@ export const AGENT_FLAGS: readonly AgentFlag[] = [
 
 /**
  * cursor-agent's subcommands: run directly, terminal inherited, output and exit code unchanged
- * (R-CLI1c). `mcp proxy|wrap|unwrap|status` are cursor-wrap's own (see MCP_OWN_SUBCOMMANDS);
+ * (R-CLI1c). `mcp proxy|wrap|unwrap|status|run` are cursor-wrap's own (see MCP_OWN_SUBCOMMANDS);
  * any other `mcp …` is the agent's.
  */
 export const AGENT_SUBCOMMANDS: ReadonlySet<string> = new Set([
@@ -220,6 +220,7 @@ export const MCP_OWN_SUBCOMMANDS: ReadonlySet<string> = new Set([
   "wrap",
   "unwrap",
   "status",
+  "run",
 ]);
 
 const byLong = new Map<string, AgentFlag>();

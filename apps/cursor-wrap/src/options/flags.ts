@@ -400,6 +400,16 @@ export const FLAGS: readonly AnyFlag[] = [
     show: showList,
   }),
   flag({
+    key: "mcpWatchdog",
+    name: "mcp-watchdog",
+    group: "recovery",
+    description:
+      "For the run, put Cursor's stdio MCP servers (~/.cursor/mcp.json, .cursor/mcp.json) behind the MCP watchdog, and give the files back after",
+    parse: parseBoolean,
+    default: false,
+    show: showOnOff,
+  }),
+  flag({
     key: "agentBin",
     name: "agent-bin",
     group: "agent",

@@ -37,6 +37,7 @@ describe("resolveRunOptions", () => {
       waitForReset: false,
       maxWaitMs: 21_600_000,
       authProfiles: [],
+      mcpWatchdog: false,
       agentBin: undefined,
       force: true,
       pty: false,

@@ -44,6 +44,8 @@ export interface RunOptions {
   maxWaitMs: number;
   /** Auth profile names, tried in order on an auth failure. */
   authProfiles: string[];
+  /** Wrap Cursor's MCP configs for the run's duration (`--mcp-watchdog`). */
+  mcpWatchdog: boolean;
   /** The agent binary as given; undefined: look for it (R-CLI1d). */
   agentBin: string | undefined;
   force: boolean;

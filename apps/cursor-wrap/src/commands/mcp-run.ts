@@ -1,0 +1,196 @@
+// `cursor-wrap mcp run [--client …] -- <agent command…>` (seed F-009, F-010, F-019, F-020): the
+// agent's MCP configs wrapped for as long as it runs, the agent on the user's terminal as it
+// would run without cursor-wrap, and the configs given back whatever ends it.
+//
+// Signals: SIGTERM and SIGHUP are passed on to the agent. Ctrl+C reaches the agent from the
+// terminal itself (cursor-wrap and the agent share the terminal's foreground process group), so
+// a SIGINT is passed on only when cursor-wrap is not in the foreground of a terminal (then it
+// was sent to cursor-wrap alone). An agent that outlives a passed-on signal by 10 s is killed.
+// A crash of cursor-wrap gives the configs back before it exits; a SIGKILL leaves them to the
+// next cursor-wrap start, which finds the session's record.
+
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { terminalSafe } from "@cursor-wrap/events";
+import { beginMcpSession, detectClient, type McpSession } from "@cursor-wrap/mcp";
+import {
+  AGENT_TOKEN_VARIABLE,
+  AgentSpawnError,
+  findAgentTree,
+  processExists,
+} from "@cursor-wrap/supervisor";
+import { signalExitCode } from "../exit-codes.js";
+import { CLIENT_LABELS, mcpSessionsDir, releaseLines, sessionStartLine } from "../mcp-sessions.js";
+import { printError } from "../print-error.js";
+import { UsageError } from "../usage-error.js";
+import type { McpOptions } from "./mcp.js";
+import { clientOf, existingConfigFiles, proxyFlags, proxyInvocation } from "./mcp.js";
+import type { RunIo } from "./run.js";
+
+/** How long an agent may take to exit after a signal was passed on to it, ms. */
+const AGENT_EXIT_GRACE_MS = 10_000;
+/** How long the proxies the agent left get to end their servers after SIGTERM, ms. */
+const PROXY_EXIT_GRACE_MS = 10_000;
+
+/** Launchers of editors that hand the window to a running app and return at once. */
+const RETURNS_AT_ONCE = new Set(["cursor", "code", "code-insiders", "windsurf", "zed", "zeditor"]);
+
+/**
+ * Whether this process is in the foreground of its terminal: a SIGINT then most likely came
+ * from Ctrl+C, which the terminal sent to the agent too. Linux reads it from /proc; elsewhere a
+ * terminal on stdin stands for it.
+ */
+function inTerminalForeground(io: RunIo): boolean {
+  try {
+    const stat = readFileSync("/proc/self/stat", "latin1");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const [group, terminal, foreground] = [fields[2], fields[4], fields[5]];
+    return terminal !== "0" && foreground === group;
+  } catch {
+    return io.stdin.isTTY === true;
+  }
+}
+
+/** The command line of a process, as its words (Linux), or none. */
+function commandLineOf(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0");
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * End the MCP proxies the agent started and left running (found by the token its environment
+ * passed on to them; Linux): SIGTERM, which makes each end its server in stages, then SIGKILL
+ * for any still there after the grace. Elsewhere the proxies end on their own when the agent's
+ * end closes their stdin.
+ */
+async function endProxies(agentPid: number, token: string): Promise<number> {
+  const proxies = (await findAgentTree(agentPid, token)).filter((entry) => {
+    const words = commandLineOf(entry.pid);
+    const at = words.indexOf("mcp");
+    return at !== -1 && words[at + 1] === "proxy";
+  });
+  for (const proxy of proxies) {
+    try {
+      process.kill(proxy.pid, "SIGTERM");
+    } catch {
+      // gone already
+    }
+  }
+  const deadline = Date.now() + PROXY_EXIT_GRACE_MS;
+  let left = proxies.filter((proxy) => processExists(proxy.pid));
+  while (left.length > 0 && Date.now() < deadline) {
+    await sleep(50);
+    left = left.filter((proxy) => processExists(proxy.pid));
+  }
+  for (const proxy of left) {
+    try {
+      process.kill(proxy.pid, "SIGKILL");
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return proxies.length;
+}
+
+/** `cursor-wrap mcp run … -- <agent command…>`: returns the agent's exit code. */
+export async function mcpRunCommand(
+  options: McpOptions,
+  io: RunIo,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const [command, ...args] = options.server;
+  if (command === undefined) {
+    throw new UsageError(
+      "mcp run needs the agent's command after --, as in cursor-wrap mcp run -- claude",
+    );
+  }
+  const client = options.client !== undefined ? clientOf(options.client) : detectClient(command);
+  if (client === undefined) {
+    throw new UsageError(
+      `cannot tell which MCP client ${JSON.stringify(command)} is; name it with --client (${Object.keys(CLIENT_LABELS).join(", ")})`,
+    );
+  }
+  const files = existingConfigFiles({ ...options, client }, env);
+  const proxy = { ...proxyInvocation(), options: proxyFlags(options) };
+  const agentName = terminalSafe(command.split("/").pop() ?? command);
+  const say = (line: string): void => {
+    io.stderr.write(`cursor-wrap: ${line}\n`);
+  };
+  const session: McpSession | undefined =
+    files.length === 0
+      ? undefined
+      : beginMcpSession({
+          configs: files,
+          proxy,
+          command: [command, ...args].join(" "),
+          registryDir: mcpSessionsDir(),
+        });
+  if (session) say(sessionStartLine(session, `${agentName} exits`));
+  else
+    say(`no ${CLIENT_LABELS[client]} MCP config found; running ${agentName} without the watchdog`);
+  if (
+    RETURNS_AT_ONCE.has(command.split("/").pop() ?? "") &&
+    !args.some((arg) => /^(-w|--wait)$/.test(arg))
+  ) {
+    say(
+      `${agentName} hands the window to the editor and returns at once; add --wait (${agentName} --wait …) to keep the configs wrapped while the window is open`,
+    );
+  }
+
+  const giveBack = (): void => {
+    for (const line of releaseLines(session?.end() ?? [])) say(line);
+  };
+  // A crash of cursor-wrap itself still gives the configs back (synchronously, before exiting).
+  const onExit = (): void => giveBack();
+  const onCrash = (error: unknown): void => {
+    giveBack();
+    printError(
+      io.stderr,
+      `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    process.exit(1);
+  };
+  process.once("exit", onExit);
+  process.once("uncaughtException", onCrash);
+
+  const token = randomBytes(8).toString("hex");
+  try {
+    const child = spawn(command, args, {
+      stdio: "inherit",
+      env: { ...env, [AGENT_TOKEN_VARIABLE]: token },
+    });
+    let hurry: NodeJS.Timeout | undefined;
+    const forward = (signal: NodeJS.Signals): void => {
+      if (signal === "SIGINT" && inTerminalForeground(io)) return;
+      child.kill(signal);
+      hurry ??= setTimeout(() => child.kill("SIGKILL"), AGENT_EXIT_GRACE_MS);
+    };
+    const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+    for (const signal of signals) process.on(signal, forward);
+    let code: number;
+    try {
+      code = await new Promise<number>((resolve, reject) => {
+        child.once("error", (error: NodeJS.ErrnoException) =>
+          reject(new AgentSpawnError(command, error.code, error.message, { cause: error })),
+        );
+        child.once("exit", (exitCode, signal) =>
+          resolve(signal ? signalExitCode(signal) : (exitCode ?? 1)),
+        );
+      });
+    } finally {
+      clearTimeout(hurry);
+      for (const signal of signals) process.off(signal, forward);
+    }
+    if (child.pid !== undefined) await endProxies(child.pid, token);
+    return code;
+  } finally {
+    process.off("exit", onExit);
+    process.off("uncaughtException", onCrash);
+    giveBack();
+  }
+}
