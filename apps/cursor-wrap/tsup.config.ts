@@ -8,7 +8,13 @@ const { version } = JSON.parse(
 // One bundle (plus lazily loaded chunks per command) so start-up reads a handful of files
 // instead of resolving every package: measured in BENCHMARKS.md (P6).
 export default defineConfig({
-  entry: { cli: "src/cli.ts" },
+  // The demo's fake agent and MCP server are built in too (executables the demo runs), so the
+  // published CLI needs no test kit.
+  entry: {
+    cli: "src/cli.ts",
+    "demo-agent": "src/demo/demo-agent.ts",
+    "demo-mcp-server": "src/demo/demo-mcp-server.ts",
+  },
   format: ["esm"],
   target: "node20",
   platform: "node",
@@ -17,9 +23,9 @@ export default defineConfig({
   clean: true,
   dts: false,
   // Everything is bundled except the optional native pty packages (loaded lazily when --pty is
-  // used) and the test kit, whose fake agent executable must stay a file of its own.
-  noExternal: [/^(?!@lydell\/node-pty$|node-pty$|@cursor-wrap\/testkit$).*/],
-  external: ["@lydell/node-pty", "node-pty", "@cursor-wrap/testkit"],
+  // used).
+  noExternal: [/^(?!@lydell\/node-pty$|node-pty$).*/],
+  external: ["@lydell/node-pty", "node-pty"],
   // Bundled CommonJS code (pino) calls require(): give the ESM bundle one.
   banner: {
     js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',

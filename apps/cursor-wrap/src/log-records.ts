@@ -68,7 +68,7 @@ export interface RecordFields {
     auth_profile?: string;
   };
   /** `token`: the run's token every process of it carries (MCP proxies record it too). */
-  agent_started: { pid: number; token: string };
+  agent_started: { pid: number; agent_token: string };
   /** The agent updated itself between two turns of the session. */
   agent_version_changed: { from: string; to: string };
   /** The agent is newer than the newest version cursor-wrap was tested with (once a session). */

@@ -497,12 +497,14 @@ describe("logs show", () => {
       process.execPath,
       [CLI, "mcp", "proxy", "--server-id", "fake", "--", process.execPath, fakeMcpServerBin],
       {
-        CURSOR_WRAP_AGENT_TOKEN: String(started.token),
+        CURSOR_WRAP_AGENT_TOKEN: String(started.agent_token),
         CURSOR_WRAP_LOG_DIR: session.logDir,
       },
     );
     await client.callTool({ name: "echo", arguments: { text: "x" } });
     await client.close();
+    // The token is the run's own, never redacted: it is what ties the proxy's log to this one.
+    expect(started.agent_token).toMatch(/^[0-9a-f-]{36}$/);
     const shown = (await run(["logs", "show", file!])).stdout.toString();
     expect(shown).toContain("· mcp fake: proxy started");
     expect(shown).toMatch(/⇄ mcp fake ▸ tools\/call "echo" \(id \d+\)/);

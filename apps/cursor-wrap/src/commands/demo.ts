@@ -1,6 +1,7 @@
-import { mkdtempSync, realpathSync } from "node:fs";
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { shellWord } from "@cursor-wrap/events";
 import { createColors } from "picocolors";
 import { resolveRunOptions } from "../options/resolve.js";
@@ -75,14 +76,32 @@ function proxiedServer(requestTimeout: string, logDir: string, fakeMcpServerBin:
 }
 
 /**
+ * An executable that runs one of the demo's scripts with this Node. The agent is run as
+ * cursor-agent would be, by its path; npm installs a package's files without their executable
+ * bits (only `bin` entries get one), so the demo writes its own small launcher.
+ */
+function demoExecutable(dir: string, script: string): string {
+  const launcher = join(dir, script.replace(/\.js$/, ""));
+  const target = fileURLToPath(new URL(`./${script}`, import.meta.url));
+  writeFileSync(
+    launcher,
+    `#!/bin/sh\nexec ${shellWord(process.execPath)} ${shellWord(target)} "$@"\n`,
+    { mode: 0o700 },
+  );
+  return launcher;
+}
+
+/**
  * `cursor-wrap demo` (R-CLI7): run cursor-wrap against the bundled fake agent with short
  * thresholds, so a newcomer sees a normal turn and each kind of hang being handled, with no
  * Cursor account. Logs go to a fresh temporary directory.
  */
 export async function demoCommand(io: RunIo): Promise<number> {
-  const { fakeAgentBin, fakeMcpServerBin } = await import("@cursor-wrap/testkit");
   const paint = createColors(io.stdout.isTTY === true);
   const logDir = mkdtempSync(join(tmpdir(), "cursor-wrap-demo-"));
+  // Built beside this file (see tsup.config.ts): the demo needs nothing but the CLI.
+  const fakeAgentBin = demoExecutable(logDir, "demo-agent.js");
+  const fakeMcpServerBin = fileURLToPath(new URL("./demo-mcp-server.js", import.meta.url));
   const base = resolveRunOptions({ given: new Map(), env: {} });
   let failures = 0;
   for (const step of STEPS) {

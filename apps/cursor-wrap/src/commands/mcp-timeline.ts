@@ -17,7 +17,8 @@ async function runTokens(path: string): Promise<Set<string>> {
   const tokens = new Set<string>();
   for await (const entry of readSessionLog(path)) {
     if (entry.kind === "record" && entry.record.msg === "agent_started") {
-      const token = entry.record.token;
+      // `agent_token` (named so that redaction leaves it); logs before that called it `token`.
+      const token = entry.record.agent_token ?? entry.record.token;
       if (typeof token === "string") tokens.add(token);
     }
   }

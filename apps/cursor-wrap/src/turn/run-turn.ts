@@ -136,7 +136,7 @@ async function startAgent(context: TurnContext, request: TurnRequest): Promise<A
     env,
   });
   // The run's token: MCP proxies under this agent record it, which ties their logs to this one.
-  writeRecord(log, "agent_started", { pid: agent.pid, token: agent.token });
+  writeRecord(log, "agent_started", { pid: agent.pid, agent_token: agent.token });
   return agent;
 }
 
