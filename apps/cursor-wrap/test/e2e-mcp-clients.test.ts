@@ -165,7 +165,7 @@ describe("cursor-wrap mcp status, wrap and unwrap for every client", () => {
     const options = { defaults: false, env: where.env, cwd: where.project };
     const dry = await run(["mcp", "wrap", "--client", "zed", "--dry-run"], options);
     expect(dry.code).toBe(0);
-    expect(dry.stdout.toString()).toContain('+      "command": "' + process.execPath);
+    expect(dry.stdout.toString()).toContain(`+      "command": "${process.execPath}`);
     expect(readFileSync(zed, "utf8")).toBe(original);
 
     const wrapped = await run(["mcp", "wrap", "--client", "zed"], options);
