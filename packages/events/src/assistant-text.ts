@@ -1,4 +1,4 @@
-import type { AssistantMessage } from "@cursor-wrap/events";
+import type { AssistantMessage } from "./extract.js";
 
 /** Follows the assistant's text through its several forms so none is shown twice. */
 export interface AssistantText {
