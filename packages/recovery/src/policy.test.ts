@@ -288,7 +288,15 @@ describe("decideRecovery", () => {
     ).toBe(expected);
   });
 
-  it.each(["trust", "policy", "unknown-session", "session-id", "agent-error"] as const)(
+  it.each([
+    "trust",
+    "policy",
+    "unknown-session",
+    "session-id",
+    "agent-error",
+    "tool-not-allowed",
+    "tool-args-invalid",
+  ] as const)(
     "never retries %s, whatever the policy allows",
     (kind) => {
       const decision = decideRecovery(

@@ -37,6 +37,10 @@ export function failureMessage(failure: AgentFailure, sessionId: string | undefi
       return `cursor-agent hung: ${failure.detail}`;
     case "budget":
       return `cursor-agent ran past its turn budget: ${failure.detail}`;
+    case "tool-not-allowed":
+      return `cursor-agent was stopped: ${failure.detail}\n(It runs its own tools: the call had already started.)`;
+    case "tool-args-invalid":
+      return `cursor-agent was stopped: ${failure.detail}\n(It runs its own tools: the call had already started.)`;
     default: {
       const unreachable: never = failure.kind;
       return unreachable;
