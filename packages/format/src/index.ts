@@ -3,6 +3,8 @@
 export { type AssistantText, createAssistantText } from "@cursor-wrap/events";
 export { combineFormatters, createAnswerFormatter } from "./answer.js";
 export { createFormatter } from "./create-formatter.js";
+export type { ContractStreamOptions } from "./events.js";
+export { createContractStream, createEventsFormatter } from "./events.js";
 export type {
   Formatter,
   FormatterOptions,
