@@ -10,9 +10,14 @@ import {
   type SessionSummary,
 } from "@cursor-wrap/logger";
 import { formatDuration, type Reason } from "@cursor-wrap/monitor";
+import {
+  type CancelReason,
+  RECORDS,
+  type RecordFields,
+  type RecordName,
+  verdictOf,
+} from "@cursor-wrap/run";
 import { createColors } from "picocolors";
-import { RECORDS, type RecordFields, type RecordName, verdictOf } from "../log-records.js";
-import type { CancelReason } from "../run-control.js";
 import { readableFile, UsageError } from "../usage-error.js";
 import { mcpTimeline, mcpTimelineLine } from "./mcp-timeline.js";
 import type { RunIo } from "./run.js";

@@ -6,21 +6,33 @@ import {
 } from "@cursor-wrap/format";
 import { openSessionLog } from "@cursor-wrap/logger";
 import { DEFAULT_BACKOFF, DEFAULT_POLICY } from "@cursor-wrap/recovery";
+import {
+  type CancelReason,
+  createBufferFreer,
+  type Ending,
+  EXIT,
+  exitCodeOf,
+  recordsWhere,
+  requestedModel,
+  runInteractiveSession,
+  runPrintSession,
+  type SessionContext,
+  type TurnSettings,
+  turnArgs,
+  type WaitDisplay,
+  writeRecord,
+} from "@cursor-wrap/run";
 import type { SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
-import { requestedModel, turnArgs } from "../agent/agent-args.js";
-import { type Ending, EXIT, exitCodeOf } from "../exit-codes.js";
-import { recordsWhere, writeRecord } from "../log-records.js";
+import { redactAgentArgs } from "../options/agent-flags.js";
 import { loadAuthProfiles, type ProfileEnvironment } from "../options/auth-profiles.js";
 import type { AgentArgument } from "../options/command-line.js";
 import { monitorOptions } from "../options/resolve.js";
 import type { RunOptions } from "../options/run-options.js";
 import { openPromptHistory } from "../prompt-history.js";
 import { createPromptReader } from "../prompt-reader.js";
-import { type CancelReason, createRunControl } from "../run-control.js";
-import { formatterCountdown, stderrCountdown, type WaitDisplay } from "../session/recovery-wait.js";
+import { createRunControl } from "../run-control.js";
+import { formatterCountdown, stderrCountdown } from "../session/countdown.js";
 import { type HintInOutput, resumeHintLine, trackResumeHint } from "../session/resume-hint.js";
-import { runInteractiveSession, runPrintSession, type SessionContext } from "../session/session.js";
-import type { TurnSettings } from "../turn/run-turn.js";
 import { UsageError } from "../usage-error.js";
 
 /** The process streams a command talks to (injectable for tests). */
@@ -88,6 +100,7 @@ function turnSettings(
         profileCredentials: profile !== undefined,
       }),
     profileEnv: (profile) => profiles.get(profile) ?? {},
+    redactArgs: redactAgentArgs,
     pty: options.pty,
     killGraceMs: options.killGraceMs,
     drainGraceMs: options.drainGraceMs,
@@ -285,8 +298,10 @@ export async function runCommand(
       log,
       formatter,
       stdout: io.stdout,
+      terminal: io.stdout as NodeJS.WriteStream,
       stderr,
       onAgent: (agent) => control.agentChanged(agent),
+      freeBuffers: createBufferFreer(),
     },
     control,
     rendersForPeople,

@@ -1,14 +1,14 @@
-// The session log's vocabulary: every decision record the CLI writes, with the fields it
-// carries and who shows or replays it. Everything that writes, filters or reads a record by
-// name goes through this table.
+// The session log's vocabulary: every decision record a run (and the CLI around it) writes,
+// with the fields it carries and who shows or replays it. Everything that writes, filters or
+// reads a record by name goes through this table.
 
 import type { Usage } from "@cursor-wrap/events";
 import { SESSION_LOG_RECORDS, type SessionLog } from "@cursor-wrap/logger";
 import type { Reason, Verdict } from "@cursor-wrap/monitor";
 import type { FailureKind, RecoveryAction, UsageCounts } from "@cursor-wrap/recovery";
 import { type KillStep, SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
+import type { CancelReason } from "./ending.js";
 import type { ResourceStats } from "./resources.js";
-import type { CancelReason } from "./run-control.js";
 
 /** A verdict that ends a turn. */
 export type FinalVerdict = Exclude<Verdict, "ok" | "waiting">;
@@ -83,6 +83,14 @@ export interface RecordFields {
     background: boolean | undefined;
   };
   tool_call_closed: { call_id: string };
+  /** A tool call the turn's allow-list does not allow; `enforced`: the agent was stopped. */
+  tool_refused: {
+    call_id: string;
+    name: string;
+    kind: "tool-not-allowed" | "tool-args-invalid";
+    enforced: boolean;
+    summary: string;
+  };
   /** A tolerated oddity in the stream; `nth` counts this code's warnings in the turn. */
   monitor_warning: { code: string; call_id: string | undefined; summary: string; nth: number };
   /** Agent stderr lines counted instead of shown while the wrapper's stderr was behind. */
@@ -261,6 +269,7 @@ export const RECORDS: { readonly [Name in RecordName]: RecordSpec<Name> } = {
   protocol_version: { level: (fields) => (fields.supported ? "debug" : "error") },
   tool_call_opened: { level: "debug", sync: "soon" },
   tool_call_closed: { level: "debug", sync: "soon" },
+  tool_refused: { level: (fields) => (fields.enforced ? "error" : "warn") },
   // The first few of a code are shown; the rest are logged, and counted once at turn end.
   monitor_warning: {
     level: (fields) => (fields.nth <= MONITOR_WARNINGS_SHOWN ? "warn" : "debug"),

@@ -1,4 +1,26 @@
-import type { AgentArgument } from "../options/command-line.js";
+/** What cursor-wrap does with one of the agent's flags, when it knows the flag. */
+export type AgentArgumentRole =
+  | "print"
+  | "output-format"
+  | "resume"
+  | "model"
+  | "force"
+  | "credential"
+  | (string & {});
+
+/**
+ * One of the agent's own flags as the caller gave it: its tokens exactly as typed, and, when
+ * the caller knows the flag (the CLI reads them by cursor-agent's flag table), its role and
+ * value. A flag with no role is passed on as it is.
+ */
+export interface AgentArgument {
+  /** The arguments exactly as given: `["-m", "gpt-5"]`, `["--resume=abc"]`, `["--foo"]`. */
+  tokens: readonly string[];
+  /** Its value, if it took one. */
+  value?: string | undefined;
+  /** Its role, when known. */
+  flag?: { role?: AgentArgumentRole | undefined } | undefined;
+}
 
 /** What decides the agent's arguments for a turn. */
 export interface AgentArgsInput {
@@ -13,7 +35,10 @@ export interface AgentArgsInput {
   resume: string | undefined;
   /** The first turn keeps the user's own `--resume`/`--continue`; later turns resume by id. */
   firstTurn: boolean;
-  /** Agent flags supplied by cursor-wrap variables (`CURSOR_WRAP_MODEL`), if the command line has none. */
+  /**
+   * Agent flags that apply unless `given` has them (the CLI's `CURSOR_WRAP_MODEL`), as
+   * `--flag value` pairs; a fallback model replaces a `--model` among them.
+   */
   fromEnv?: readonly string[];
   /** A fallback model the recovery policy switched to: it replaces the user's `--model`. */
   model?: string | undefined;

@@ -22,13 +22,20 @@ function summarise(stdout: string): string | undefined {
  * after it happened (never as a preflight). Undefined when it fails, is slow (3 s) or says
  * nothing useful.
  */
-export function agentStatusSummary(bin: string, timeoutMs = 3_000): Promise<string | undefined> {
+export function agentStatusSummary(
+  bin: string,
+  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<string | undefined> {
   return new Promise((resolve) => {
     try {
       execFile(
         bin,
         ["status", "--format", "json"],
-        { timeout: timeoutMs, maxBuffer: 64 * 1024 },
+        {
+          timeout: options.timeoutMs ?? 3_000,
+          maxBuffer: 64 * 1024,
+          ...(options.env ? { env: options.env } : {}),
+        },
         (error, stdout) => resolve(error ? undefined : summarise(stdout)),
       );
     } catch {

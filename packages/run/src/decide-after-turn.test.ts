@@ -1,7 +1,7 @@
 import { DEFAULT_POLICY, failureOf } from "@cursor-wrap/recovery";
 import { describe, expect, it } from "vitest";
-import type { TurnResult } from "../turn/turn-result.js";
 import { decideAfterTurn, type SessionState } from "./decide-after-turn.js";
+import type { TurnResult } from "./turn-result.js";
 
 const REASON = { kind: "idle" as const, idleMs: 1, openCallCount: 0, openCalls: [], message: "x" };
 const BASE = {

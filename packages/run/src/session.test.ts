@@ -6,11 +6,17 @@ import { createFormatter } from "@cursor-wrap/format";
 import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
 import { DEFAULT_POLICY, failureOf } from "@cursor-wrap/recovery";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { PromptInput, PromptReader } from "../prompt-reader.js";
-import type { CancelReason } from "../run-control.js";
-import type { TurnRequest, TurnSettings } from "../turn/run-turn.js";
-import type { TurnResult } from "../turn/turn-result.js";
-import { runInteractiveSession, runPrintSession, type SessionContext } from "./session.js";
+
+import type { CancelReason } from "./ending.js";
+import type { TurnRequest, TurnSettings } from "./run-turn.js";
+import {
+  type PromptInput,
+  type PromptSource,
+  runInteractiveSession,
+  runPrintSession,
+  type SessionContext,
+} from "./session.js";
+import type { TurnResult } from "./turn-result.js";
 
 let dir: string;
 let log: SessionLog;
@@ -102,7 +108,7 @@ const records = () =>
     .filter(Boolean)
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
-function reader(inputs: PromptInput[]): PromptReader {
+function reader(inputs: PromptInput[]): PromptSource {
   return {
     next: async () => inputs.shift() ?? { kind: "eof" },
     close() {},
@@ -125,13 +131,22 @@ describe("runPrintSession", () => {
       ["continue", "s1"],
       ["continue", "s1"],
     ]);
-    expect(result).toEqual({
+    expect(result).toMatchObject({
       ending: { kind: "completed" },
+      exitCode: 0,
       outcome: "completed",
       flagged: true,
       turns: 3,
       sessionId: "s1",
+      exit: { code: 0, signal: null },
     });
+    // The result accounts for every attempt and what ended each.
+    expect(result.failures.map((failure) => failure.kind)).toEqual(["hang", "hang"]);
+    expect(result.attempts.map((attempt) => [attempt.outcome, attempt.action])).toEqual([
+      ["hang", "resume"],
+      ["hang", "resume"],
+      ["completed", undefined],
+    ]);
     expect(wrapperLines().map((line) => [line.subtype, line.attempt])).toEqual([
       ["retry", 1],
       ["retry", 2],

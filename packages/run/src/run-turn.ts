@@ -1,5 +1,12 @@
 import { dirname } from "node:path";
-import { type AgentEvent, SUPPORTED_PROTOCOL_VERSIONS, toMonitorSignal } from "@cursor-wrap/events";
+import {
+  type AgentEvent,
+  type ContractTool,
+  checkToolCall,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  toMonitorSignal,
+  toolCallInfo,
+} from "@cursor-wrap/events";
 import type { Formatter } from "@cursor-wrap/format";
 import type { SessionLog } from "@cursor-wrap/logger";
 import {
@@ -12,7 +19,7 @@ import {
   type MonitorWarning,
   type Reason,
 } from "@cursor-wrap/monitor";
-import { failureOfEnding } from "@cursor-wrap/recovery";
+import { failureOf, failureOfEnding } from "@cursor-wrap/recovery";
 import {
   type AgentProcess,
   type ExitInfo,
@@ -20,15 +27,20 @@ import {
   start as startProcess,
 } from "@cursor-wrap/supervisor";
 import {
+  type DrainableOutput,
+  pumpStdout,
+  relayStderr,
+  type StderrMode,
+  type StderrShow,
+} from "./agent-output.js";
+import type { CancelReason } from "./ending.js";
+import {
   type FinalVerdict,
   MONITOR_WARNINGS_SHOWN,
   VERDICT_RECORDS,
   writeRecord,
-} from "../log-records.js";
-import { redactAgentArgs } from "../options/agent-flags.js";
-import type { StderrMode } from "../options/run-options.js";
-import type { CancelReason } from "../run-control.js";
-import { type DrainableOutput, pumpStdout, relayStderr, type StderrShow } from "./agent-output.js";
+} from "./log-records.js";
+import { redactSecretArgs } from "./redact-args.js";
 import { createTurnFacts, type TurnFacts } from "./turn-facts.js";
 import type { TurnResult } from "./turn-result.js";
 
@@ -55,6 +67,30 @@ export interface TurnSettings {
   stderrMode: StderrMode;
   /** The hang monitor's thresholds. */
   monitor: MonitorOptions;
+  /** The agent's environment before the run adds to it. Default: `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** The agent's working directory. Default: this process's. */
+  cwd?: string;
+  /**
+   * The agent's arguments as the log records them, secrets hidden. Default:
+   * {@link redactSecretArgs} (the values of flags whose names say they are secret).
+   */
+  redactArgs?(args: readonly string[]): string[];
+}
+
+/** The turn's allow-list of tools (the adapter contract's `tools`). */
+export interface TurnTools {
+  tools: readonly ContractTool[];
+  /** Stop the agent on a call the list does not allow (it has already started it). */
+  enforce: boolean;
+}
+
+/** A terminal whose size a pty follows. */
+export interface TerminalSize {
+  columns?: number;
+  rows?: number;
+  on(event: "resize", listener: () => void): unknown;
+  off(event: "resize", listener: () => void): unknown;
 }
 
 /** Everything a turn needs that outlives it. */
@@ -62,8 +98,13 @@ export interface TurnContext {
   settings: TurnSettings;
   log: SessionLog;
   formatter: Formatter;
-  /** The wrapper's stdout: watched for backpressure, and its size given to a pty. */
-  stdout: NodeJS.WritableStream & DrainableOutput & { columns?: number; rows?: number };
+  /**
+   * Where the output goes, watched for backpressure: while it needs draining, the agent's
+   * stdout and the monitor are paused.
+   */
+  stdout: DrainableOutput;
+  /** The terminal a pty takes its size from (and follows). Default: 120×40. */
+  terminal?: TerminalSize;
   /** The wrapper's stderr: agent stderr lines are shown here (per `--stderr`). */
   stderr: StderrShow;
   /** Told about the running agent (and `undefined` when it is gone), for last-resort kills. */
@@ -72,6 +113,10 @@ export interface TurnContext {
   now?: () => number;
   /** Starts the agent. Default: the supervisor's `start`; tests pass a fake. */
   start?: (options: StartOptions) => Promise<AgentProcess>;
+  /** Told each chunk's bytes once forwarded (see `createBufferFreer`). */
+  freeBuffers?: (bytes: number, largeBytes: number) => void;
+  /** The allow-list of tools, if the turn has one. */
+  tools?: TurnTools;
 }
 
 /** One turn: a prompt for one agent process. */
@@ -92,8 +137,26 @@ export interface TurnRequest {
   signal: AbortSignal;
 }
 
-function ptySize(stdout: TurnContext["stdout"]): { cols: number; rows: number } {
-  return { cols: stdout.columns ?? 120, rows: stdout.rows ?? 40 };
+function ptySize(terminal: TerminalSize | undefined): { cols: number; rows: number } {
+  return { cols: terminal?.columns ?? 120, rows: terminal?.rows ?? 40 };
+}
+
+/**
+ * The agent's environment: the caller's (default `process.env`), where MCP proxies the agent
+ * starts (`cursor-wrap mcp proxy`) find the session's log directory, and an auth profile's
+ * credentials (never on the command line, which the log records and `ps` shows).
+ */
+function agentEnvironment(context: TurnContext, request: TurnRequest): NodeJS.ProcessEnv {
+  const { settings, log } = context;
+  const env: NodeJS.ProcessEnv = { ...(settings.env ?? process.env) };
+  if (log.path !== "") env.CURSOR_WRAP_LOG_DIR = dirname(log.path);
+  if (request.profile !== undefined && settings.profileEnv) {
+    for (const [name, value] of Object.entries(settings.profileEnv(request.profile))) {
+      if (value === undefined) delete env[name];
+      else env[name] = value;
+    }
+  }
+  return env;
 }
 
 /** Start the agent for the turn, recording the spawn and its pid. */
@@ -108,32 +171,24 @@ async function startAgent(context: TurnContext, request: TurnRequest): Promise<A
   writeRecord(log, "agent_spawn", {
     bin: settings.agentBin,
     agent_version: request.agentVersion,
-    args: redactAgentArgs(args),
+    args: (settings.redactArgs ?? redactSecretArgs)(args),
     resume: request.resume,
     pty: settings.pty,
-    cwd: process.cwd(),
+    cwd: settings.cwd ?? process.cwd(),
     prompt_bytes: Buffer.byteLength(request.prompt),
     ...(request.model === undefined ? {} : { model: request.model }),
     ...(request.profile === undefined ? {} : { auth_profile: request.profile }),
   });
-  const env: NodeJS.ProcessEnv = { ...process.env, CURSOR_WRAP_LOG_DIR: dirname(log.path) };
-  if (request.profile !== undefined && settings.profileEnv) {
-    for (const [name, value] of Object.entries(settings.profileEnv(request.profile))) {
-      if (value === undefined) delete env[name];
-      else env[name] = value;
-    }
-  }
   const agent = await (context.start ?? startProcess)({
     bin: settings.agentBin,
     args,
     prompt: request.prompt,
-    pty: settings.pty ? ptySize(context.stdout) : false,
+    pty: settings.pty ? ptySize(context.terminal) : false,
     killGraceMs: settings.killGraceMs,
     drainGraceMs: settings.drainGraceMs,
     logger: log,
-    // MCP proxies the agent starts (`cursor-wrap mcp proxy`) log beside this session; an auth
-    // profile's credentials go in the environment, never on the command line.
-    env,
+    env: agentEnvironment(context, request),
+    ...(settings.cwd === undefined ? {} : { cwd: settings.cwd }),
   });
   // The run's token: MCP proxies under this agent record it, which ties their logs to this one.
   writeRecord(log, "agent_started", { pid: agent.pid, agent_token: agent.token });
@@ -361,12 +416,14 @@ function turnResult(
     usage: facts.usage,
     lastStderr: facts.lastStderr,
     progressed: facts.progressed,
+    answer: facts.resultText,
   };
   if (verdict) return { ...base, outcome: verdict.verdict, reason: verdict.reason };
   if (signal.aborted)
     return { ...base, outcome: "cancelled", cancel: signal.reason as CancelReason };
-  // A result after an unsupported protocol version is not one this side can trust.
-  if (facts.resultReceived && facts.failure?.kind !== "protocol") {
+  // A result after an unsupported protocol version, or a tool call the turn refused, is not
+  // one this side can trust.
+  if (facts.resultReceived && !facts.rejected) {
     return { ...base, outcome: "completed" };
   }
   // No result: what the agent said, or how it ended, tells what went wrong.
@@ -424,6 +481,27 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
       kill(`unsupported protocol version ${protocolVersion}`);
     }
   };
+  // The turn's allow-list: a call it does not allow is recorded; enforced, the agent is
+  // stopped at once (it runs its own tools, so the call has already started).
+  let toolRefused = false;
+  const checkTool = (event: AgentEvent): void => {
+    const turnTools = context.tools;
+    const info = turnTools && toolCallInfo(event);
+    if (!turnTools || !info) return;
+    const violation = checkToolCall(info, turnTools.tools);
+    if (!violation) return;
+    writeRecord(log, "tool_refused", {
+      call_id: info.callId,
+      name: violation.name,
+      kind: violation.source,
+      enforced: turnTools.enforce,
+      summary: violation.message,
+    });
+    if (!turnTools.enforce || toolRefused) return;
+    toolRefused = true;
+    facts.reject(failureOf(violation.source, violation.message));
+    kill(violation.message);
+  };
 
   const stdout = pumpStdout({
     source: agent.stdout,
@@ -437,6 +515,7 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
         // After an unsupported protocol version nothing more is forwarded (it is logged).
         if (observeEvent(context, monitor, facts, warnings, event, forward && !protocolRejected)) {
           toolStarted = true;
+          checkTool(event);
         }
         checkProtocol();
       }
@@ -454,6 +533,7 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
       monitor.resume(now());
       watch.timer.rearm({ exact: true });
     },
+    ...(context.freeBuffers ? { freeBuffers: context.freeBuffers } : {}),
   });
   const stderr = relayStderr({
     source: agent.stderr,
@@ -467,8 +547,9 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
     onChunk: () => watch.timer.rearm(),
   });
 
-  const onResize = (): void => agent.resize(ptySize(context.stdout));
-  if (settings.pty) context.stdout.on("resize", onResize);
+  const { terminal } = context;
+  const onResize = (): void => agent.resize(ptySize(terminal));
+  if (settings.pty) terminal?.on("resize", onResize);
   const onAbort = (): void => {
     writeRecord(log, "turn_cancel_requested", { reason: request.signal.reason as CancelReason });
     kill("cancelled");
@@ -483,7 +564,7 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
   monitor.observe({ type: "exit", eventType: "exit" }, now());
   watch.timer.stop();
   request.signal.removeEventListener("abort", onAbort);
-  context.stdout.off("resize", onResize);
+  if (settings.pty) terminal?.off("resize", onResize);
   await killer.done();
   context.onAgent?.(undefined);
   warnings.end();

@@ -6,9 +6,8 @@ import {
   type RecoveryDecision,
   type RecoveryPolicy,
 } from "@cursor-wrap/recovery";
-import type { Ending } from "../exit-codes.js";
-import { type CancelReason, endingOfCancel } from "../run-control.js";
-import { failureOfTurn, type TurnResult } from "../turn/turn-result.js";
+import { type CancelReason, type Ending, endingOfCancel } from "./ending.js";
+import { failureOfTurn, type TurnResult } from "./turn-result.js";
 
 /** A decision of the recovery policy to try again. */
 export type Recovery = Exclude<RecoveryDecision, { action: "give-up" }>;

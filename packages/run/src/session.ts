@@ -1,4 +1,5 @@
 import {
+  type AgentFailure,
   type AttemptReport,
   type AttemptsSummary,
   DEFAULT_POLICY,
@@ -6,31 +7,80 @@ import {
   type RecoveryClock,
   type RecoveryPolicy,
   summarizeAttempts,
+  sumUsage,
 } from "@cursor-wrap/recovery";
-import { agentStatusSummary } from "../agent/agent-status.js";
+import type { ExitInfo } from "@cursor-wrap/supervisor";
+import { agentStatusSummary } from "./agent-status.js";
 import {
   agentVersionOf,
   isNewerAgentVersion,
   NEWEST_TESTED_AGENT_VERSION,
-} from "../agent/agent-version.js";
-import { type Ending, endingFlags } from "../exit-codes.js";
-import { writeRecord } from "../log-records.js";
-import type { PromptReader } from "../prompt-reader.js";
-import { resourceStats } from "../resources.js";
-import { type CancelReason, endingOfCancel, type RunControl } from "../run-control.js";
-import { runTurn, type TurnContext, type TurnRequest } from "../turn/run-turn.js";
-import { failureOfTurn, type TurnResult, turnFailed } from "../turn/turn-result.js";
+} from "./agent-version.js";
 import { decideAfterTurn, type NextStep } from "./decide-after-turn.js";
+import {
+  type CancelReason,
+  type Ending,
+  endingFlags,
+  endingOfCancel,
+  exitCodeOf,
+} from "./ending.js";
+import { writeRecord } from "./log-records.js";
 import { type WaitDisplay, waitBetweenAttempts } from "./recovery-wait.js";
 import { reportTurn, summaryOf } from "./report-turn.js";
+import { resourceStats } from "./resources.js";
+import { runTurn, type TurnContext, type TurnRequest } from "./run-turn.js";
+import { failureOfTurn, type TurnResult, turnFailed } from "./turn-result.js";
 
 /** Waits this long or longer show a countdown (on a terminal); shorter backoffs do not. */
 const COUNTDOWN_FROM_MS = 10_000;
 
+/** What a prompt source gives: a prompt, or why there is none (see {@link PromptSource}). */
+export type PromptInput =
+  | { kind: "prompt"; text: string }
+  /** No more prompts: the session ends as its last turn went. */
+  | { kind: "eof" }
+  /** The person at the prompt pressed Ctrl+C: the session ends (130). */
+  | { kind: "interrupt" }
+  /** The terminal went away: the session ends (129). */
+  | { kind: "hangup" };
+
+/** Where an interactive session's prompts come from, one at a time. */
+export interface PromptSource {
+  /** The next prompt; resolves `eof` once closed. */
+  next(): Promise<PromptInput>;
+  /** Stop reading: a pending `next()` resolves `eof`. */
+  close(): void;
+}
+
+/** How a session is cancelled, and where its one-line messages go. */
+export interface SessionControl {
+  /** A turn (or a wait between attempts) started: a cancel aborts `controller`. */
+  turnStarted(controller: AbortController): void;
+  turnEnded(): void;
+  /** Resolves when the whole run must stop (a signal, `cancel()`, stdout failing). */
+  readonly shutdown: Promise<CancelReason>;
+  /** One line for people (the CLI's stderr); a library run has none. */
+  printError(message: string): void;
+}
+
+/** What a new attempt at a prompt runs with, for those who follow the run. */
+export interface AttemptStart {
+  /** The session's turns so far, this one included. */
+  turn: number;
+  /** Which attempt at the current prompt (1 for the first). */
+  attempt: number;
+  /** The session resumed, if any. */
+  resume: string | undefined;
+  /** A fallback model, when the recovery policy switched to one. */
+  model?: string;
+  /** An auth profile, when the recovery policy switched to one. */
+  profile?: string;
+}
+
 /** Everything a session needs. */
 export interface SessionContext {
   turn: TurnContext;
-  control: Pick<RunControl, "turnStarted" | "turnEnded" | "shutdown" | "printError">;
+  control: SessionControl;
   /** The session to resume from the first turn, if any. */
   resume: string | undefined;
   promptAfterHang: string | undefined;
@@ -50,11 +100,23 @@ export interface SessionContext {
   rendersForPeople?: boolean;
   /** Runs one turn. Default: {@link runTurn}; tests pass a fake. */
   runTurn?: (context: TurnContext, request: TurnRequest) => Promise<TurnResult>;
+  /** Told as each attempt starts (before its agent does). */
+  onAttempt?: (attempt: AttemptStart) => void;
+}
+
+/** One attempt at a prompt, as the result reports it. */
+export interface RunAttempt extends AttemptReport {
+  /** What went wrong, if something did (the agent's words, what they carry). */
+  failureDetail: AgentFailure | undefined;
+  /** How the agent process ended. */
+  exit: ExitInfo;
 }
 
 /** How the whole session went. */
 export interface SessionResult {
   ending: Ending;
+  /** The exit code the CLI gives this ending (0, 1, 2, 128+n). */
+  exitCode: number;
   /** For the log's last record: `completed`, `hang`, `failure`, `cancelled`, … */
   outcome: string;
   /** Something went wrong that deserves a look (R-LOG7): a hang, linger, budget or error. */
@@ -63,6 +125,16 @@ export interface SessionResult {
   sessionId: string | undefined;
   /** The agent's version at the last turn, when its install path tells it. */
   agentVersion?: string | undefined;
+  /** How the last agent process ended; undefined when none started. */
+  exit: ExitInfo | undefined;
+  /** The last result's text (the agent's answer), when a turn gave one. */
+  answer: string | undefined;
+  /** Tokens summed over every attempt that reported some (`inputTokens`, `outputTokens`, …). */
+  usage: Record<string, number> | undefined;
+  /** Each attempt's failure, in order (an empty list for a run that never failed). */
+  failures: AgentFailure[];
+  /** Every attempt of every prompt, in order. */
+  attempts: RunAttempt[];
 }
 
 /** The next attempt after a wait, or what cut the wait short. */
@@ -87,6 +159,10 @@ class Session {
   /** The session the next attempt resumes, when a recovery decided it (undefined: a new one). */
   private pendingResume: { sessionId: string | undefined } | undefined;
   private readonly policy: RecoveryPolicy;
+  /** Every attempt of every prompt, for the result. */
+  private readonly history: RunAttempt[] = [];
+  private lastExit: ExitInfo | undefined;
+  private answer: string | undefined;
   /** How the last turn ended, for a session that ends at the next prompt. */
   lastOutcome: string | undefined;
 
@@ -145,6 +221,13 @@ class Session {
     this.noteVersion(agentVersion);
     const resume = this.pendingResume ? this.pendingResume.sessionId : this.sessionId;
     this.pendingResume = undefined;
+    this.context.onAttempt?.({
+      turn: this.turns,
+      attempt: this.attempts.length + 1,
+      resume,
+      ...(this.fallbackModel === undefined ? {} : { model: this.fallbackModel }),
+      ...(this.profile === undefined ? {} : { profile: this.profile }),
+    });
     let result: TurnResult;
     try {
       result = await (this.context.runTurn ?? runTurn)(turnContext, {
@@ -161,6 +244,8 @@ class Session {
       control.turnEnded();
     }
     if (result.sessionId !== undefined) this.announced = true;
+    this.lastExit = result.exit;
+    if (result.answer !== undefined) this.answer = result.answer;
     this.sessionId = result.sessionId ?? this.sessionId;
     this.lastOutcome = outcomeOf(result);
     writeRecord(turnContext.log, "turn_end", {
@@ -186,8 +271,9 @@ class Session {
       profile: this.profile,
       ...(this.context.clock ? { clock: this.context.clock } : {}),
     });
-    this.attempts.push({
-      failure: failureOfTurn(result)?.kind,
+    const failure = failureOfTurn(result);
+    const attempt: RunAttempt = {
+      failure: failure?.kind,
       action:
         step.next === "retry"
           ? step.recovery.action
@@ -201,12 +287,18 @@ class Session {
       toolCalls: result.toolCalls,
       usage: result.usage as AttemptReport["usage"],
       waitedMs: 0,
-    });
+      failureDetail: failure,
+      exit: result.exit,
+    };
+    this.attempts.push(attempt);
+    this.history.push(attempt);
     const summary = step.next === "retry" ? undefined : this.account();
     // After a sign-in failure, ask the agent what it knows of its sign-in (a few ms, once).
     const status =
       turnFailed(result) && result.failure?.kind === "auth" && step.next !== "retry"
-        ? await agentStatusSummary(turnContext.settings.agentBin)
+        ? await agentStatusSummary(turnContext.settings.agentBin, {
+            ...(turnContext.settings.env ? { env: turnContext.settings.env } : {}),
+          })
         : undefined;
     reportTurn(result, step, {
       formatter: turnContext.formatter,
@@ -281,12 +373,13 @@ class Session {
     if (last) last.waitedMs = outcome.waitedMs;
     const reason = outcome.cancelled ? (controller.signal.reason as CancelReason) : undefined;
     const signal = reason && reason.kind !== "output" ? reason.signal : undefined;
+    const by = signal ?? (reason?.kind === "shutdown" ? reason.message : undefined);
     writeRecord(turnContext.log, "wait_ended", {
       waited_ms: outcome.waitedMs,
       cancelled: outcome.cancelled,
       signal,
       summary: outcome.cancelled
-        ? `the wait before the next attempt was cut short${signal ? ` by ${signal}` : ""} after ${outcome.waitedMs} ms; no further attempt`
+        ? `the wait before the next attempt was cut short${by ? ` by ${by}` : ""} after ${outcome.waitedMs} ms; no further attempt`
         : `waited ${outcome.waitedMs} ms before the next attempt`,
     });
     if (!reason) return next;
@@ -306,11 +399,19 @@ class Session {
   result(ending: Ending, outcome: string): SessionResult {
     return {
       ending,
+      exitCode: exitCodeOf(ending),
       outcome,
       flagged: this.turnsFlagged || endingFlags(ending),
       turns: this.turns,
       sessionId: this.sessionId,
       agentVersion: this.agentVersion,
+      exit: this.lastExit,
+      answer: this.answer,
+      usage: sumUsage(this.history.map((attempt) => attempt.usage)),
+      failures: this.history.flatMap((attempt) =>
+        attempt.failureDetail ? [attempt.failureDetail] : [],
+      ),
+      attempts: [...this.history],
     };
   }
 }
@@ -362,7 +463,7 @@ export async function runPrintSession(
 /** Interactive: a prompt per line, the session resumed across turns (R-CLI5). */
 export async function runInteractiveSession(
   context: SessionContext,
-  reader: PromptReader,
+  reader: PromptSource,
   firstPrompt: string | undefined,
 ): Promise<SessionResult> {
   const session = new Session(context, "interactive");

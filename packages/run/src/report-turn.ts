@@ -3,10 +3,10 @@ import type { Formatter, TurnSummary } from "@cursor-wrap/format";
 import type { SessionLog } from "@cursor-wrap/logger";
 import type { AttemptsSummary, RecoveryPolicy } from "@cursor-wrap/recovery";
 import type { ExitInfo } from "@cursor-wrap/supervisor";
-import { writeRecord } from "../log-records.js";
-import { type TurnResult, turnFailed } from "../turn/turn-result.js";
 import type { GaveUp, NextStep } from "./decide-after-turn.js";
 import { failureMessage, recoveryHint } from "./failure-message.js";
+import { writeRecord } from "./log-records.js";
+import { type TurnResult, turnFailed } from "./turn-result.js";
 
 /** Where a turn is reported. */
 export interface ReportContext {
@@ -140,6 +140,7 @@ function reportFailure(
     sessionId,
     terminal: true,
     ...(attempts > 1 ? { attempts } : {}),
+    failure: failure.kind,
   });
 }
 
@@ -186,7 +187,12 @@ export function reportTurn(result: TurnResult, step: NextStep, context: ReportCo
       });
       // People who just saw the agent's stderr line do not need it again.
       const forPeople = `${context.stderrShown ? what : message}${tried}`;
-      const line = { sessionId, terminal: true, ...(attempts > 1 ? { attempts } : {}) };
+      const line = {
+        sessionId,
+        terminal: true,
+        ...(attempts > 1 ? { attempts } : {}),
+        ...(result.failure ? { failure: result.failure.kind } : {}),
+      };
       if (context.rendersForPeople) {
         formatter.wrapper({ kind: "error", message: forPeople, ...line });
       } else {

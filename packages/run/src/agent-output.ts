@@ -1,11 +1,10 @@
 import type { Readable } from "node:stream";
 import { type AgentEvent, createLineFramer, instant, terminalSafe } from "@cursor-wrap/events";
 import type { SessionLog } from "@cursor-wrap/logger";
-import type { StderrMode } from "../options/run-options.js";
-import { createBufferFreer, LARGE_LINE_BYTES } from "./free-forwarded-buffers.js";
+import { LARGE_LINE_BYTES } from "./free-forwarded-buffers.js";
 
-/** Frees forwarded output buffers as the bytes go by (one per process, across turns). */
-const freeForwardedBuffers = createBufferFreer();
+/** How much of the agent's stderr is shown: all of it, non-JSON lines only, or nothing. */
+export type StderrMode = "all" | "errors" | "none";
 
 /** The wrapper's stdout, as far as backpressure is concerned. */
 export interface DrainableOutput {
@@ -30,6 +29,11 @@ export interface StdoutPumpOptions {
   onPause(): void;
   /** The reader caught up (or will never: see {@link Pump.release}). */
   onResume(): void;
+  /**
+   * Told the bytes of each chunk once it is forwarded, and those of its large lines: frees
+   * their buffers as they go (see `createBufferFreer`). None: V8 frees them when it sees fit.
+   */
+  freeBuffers?: (bytes: number, largeBytes: number) => void;
 }
 
 /** A running pump. */
@@ -53,7 +57,7 @@ export interface Pump {
  * the reader has no room for from then on is not forwarded, so memory stays bounded.
  */
 export function pumpStdout(options: StdoutPumpOptions): Pump {
-  const { source, sink } = options;
+  const { source, sink, freeBuffers } = options;
   const framer = createLineFramer({ parseCap: options.parseCap });
   let paused = false;
   let released = false;
@@ -77,12 +81,14 @@ export function pumpStdout(options: StdoutPumpOptions): Pump {
     if (dropping) droppedBytes += chunk.length;
     const events = framer.push(chunk, instant());
     options.onEvents(events, !dropping);
-    let largeBytes = 0;
-    for (const event of events) {
-      if (event.kind === "json" && event.line.length >= LARGE_LINE_BYTES)
-        largeBytes += event.line.length;
+    if (freeBuffers) {
+      let largeBytes = 0;
+      for (const event of events) {
+        if (event.kind === "json" && event.line.length >= LARGE_LINE_BYTES)
+          largeBytes += event.line.length;
+      }
+      freeBuffers(chunk.length, largeBytes);
     }
-    freeForwardedBuffers(chunk.length, largeBytes);
     if (sink.writableNeedDrain && !paused && !released) {
       paused = true;
       options.onPause();

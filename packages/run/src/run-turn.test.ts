@@ -7,8 +7,8 @@ import { realCapture } from "@cursor-wrap/fixtures";
 import { createFormatter } from "@cursor-wrap/format";
 import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { fakeAgentProcess } from "../__fixtures__/fake-agent-process.js";
-import type { CancelReason } from "../run-control.js";
+import type { CancelReason } from "./ending.js";
+import { fakeAgentProcess } from "./fake-agent-process.js";
 import { runTurn, type TurnContext, type TurnRequest, type TurnSettings } from "./run-turn.js";
 
 let dir: string;

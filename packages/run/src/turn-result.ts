@@ -2,7 +2,7 @@ import type { Usage } from "@cursor-wrap/events";
 import type { Reason } from "@cursor-wrap/monitor";
 import { type AgentFailure, failureOf } from "@cursor-wrap/recovery";
 import type { ExitInfo } from "@cursor-wrap/supervisor";
-import type { CancelReason } from "../run-control.js";
+import type { CancelReason } from "./ending.js";
 
 /** What every turn reports, whatever its outcome. */
 export interface TurnBase {
@@ -25,6 +25,8 @@ export interface TurnBase {
   lastStderr: string | undefined;
   /** The agent did work (a tool call, text): a retry resumes rather than repeats. Default false. */
   progressed?: boolean;
+  /** The result's text (the agent's answer), when the turn had a result with text. */
+  answer?: string | undefined;
 }
 
 /** How a turn ended, with what each outcome carries. */

@@ -18,6 +18,8 @@ export interface TurnFacts {
   resultIsError: boolean;
   /** Duration the result reported, ms. */
   resultDurationMs: number | undefined;
+  /** The result's text (the agent's answer), when it has one. */
+  resultText: string | undefined;
   usage: Usage | undefined;
   /** Tool calls started (background ones included). */
   toolCalls: number;
@@ -33,6 +35,11 @@ export interface TurnFacts {
   progressed: boolean;
   /** The protocol version the stream began with (`{"type":"protocol",…}`), if it did. */
   protocolVersion: string | undefined;
+  /**
+   * This side refused the turn (an unsupported protocol version, a tool call the turn does not
+   * allow): `failure` says why, and a result that came anyway does not count.
+   */
+  rejected: boolean;
 }
 
 /** Collects {@link TurnFacts} from a turn's events and stderr lines. Pure: no I/O. */
@@ -42,6 +49,8 @@ export interface TurnFactsCollector {
   event(event: AgentEvent, signal: MonitorSignal): boolean;
   /** Take one stderr line that is not a JSON event. */
   stderrText(text: string): void;
+  /** The caller refused the turn for `failure` (it wins over anything the agent said). */
+  reject(failure: AgentFailure): void;
 }
 
 /**
@@ -57,6 +66,7 @@ export function createTurnFacts(options: { resuming: boolean }): TurnFactsCollec
     resultReceived: false,
     resultIsError: false,
     resultDurationMs: undefined,
+    resultText: undefined,
     usage: undefined,
     toolCalls: 0,
     failure: undefined,
@@ -65,10 +75,17 @@ export function createTurnFacts(options: { resuming: boolean }): TurnFactsCollec
     reconnecting: false,
     progressed: false,
     protocolVersion: undefined,
+    rejected: false,
   };
-  let protocolFailure: AgentFailure | undefined;
+  let rejection: AgentFailure | undefined;
   const update = (): void => {
-    facts.failure = protocolFailure ?? reader.failure;
+    facts.failure = rejection ?? reader.failure;
+  };
+  const reject = (failure: AgentFailure): void => {
+    if (rejection) return;
+    rejection = failure;
+    facts.rejected = true;
+    update();
   };
 
   return {
@@ -82,7 +99,7 @@ export function createTurnFacts(options: { resuming: boolean }): TurnFactsCollec
           if (version !== undefined) {
             facts.protocolVersion = version;
             if (!isSupportedProtocolVersion(version)) {
-              protocolFailure = failureOf("protocol", `protocol version ${version}`);
+              reject(failureOf("protocol", `protocol version ${version}`));
             }
           }
         }
@@ -121,6 +138,7 @@ export function createTurnFacts(options: { resuming: boolean }): TurnFactsCollec
           facts.resultReceived = true;
           facts.resultIsError = result?.isError === true;
           facts.resultDurationMs = result?.durationMs;
+          facts.resultText = result?.text || undefined;
           facts.usage = result?.usage;
           break;
         }
@@ -140,5 +158,6 @@ export function createTurnFacts(options: { resuming: boolean }): TurnFactsCollec
       reader.line(text);
       update();
     },
+    reject,
   };
 }
