@@ -25,11 +25,22 @@ export {
   verdictOf,
   writeRecord,
 } from "./log-records.js";
+export { discardingLog } from "./no-log.js";
 export type { WaitDisplay, WaitOutcome } from "./recovery-wait.js";
 export { waitBetweenAttempts } from "./recovery-wait.js";
 export { redactSecretArgs } from "./redact-args.js";
 export type { ResourceStats } from "./resources.js";
 export { resourceStats } from "./resources.js";
+export type {
+  AgentRun,
+  RunAgentOptions,
+  RunEvent,
+  RunEventSelection,
+  RunHost,
+  RunLogOption,
+  RunResult,
+} from "./run-agent.js";
+export { runAgent } from "./run-agent.js";
 export type {
   TerminalSize,
   TurnContext,
