@@ -1,12 +1,20 @@
 // runAgent against the fake agent as a real process: the contract stream on every path, the
 // allow-list of tools, leaving the loop early, and nothing global touched.
 
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { ContractEvent } from "@cursor-wrap/events";
 import { contractSchemas } from "@cursor-wrap/events/schemas";
 import { fakeAgentBin, fakeAgentEnv } from "@cursor-wrap/testkit";
 import { describe, expect, it } from "vitest";
-import { type AgentRun, type RunAgentOptions, type RunEvent, runAgent } from "./index.js";
+import {
+  type AgentRun,
+  type PromptInput,
+  type RunAgentOptions,
+  type RunEvent,
+  runAgent,
+} from "./index.js";
 import { parseTurnInput } from "./turn-input.js";
 
 /** The live processes whose environment carries the run's token. */
@@ -236,5 +244,57 @@ describe("runAgent", () => {
     await run.result;
     expect(during).toEqual(before);
     expect(events.map((name) => process.listenerCount(name))).toEqual(before);
+  });
+
+  it("an interactive run: a turn per prompt, the session resumed, done once per prompt", async () => {
+    const prompts: PromptInput[] = [
+      { kind: "prompt", text: "first" },
+      { kind: "prompt", text: "second" },
+      { kind: "eof" },
+    ];
+    const run = fakeRun("quick", {
+      prompt: undefined,
+      prompts: { next: async () => prompts.shift() ?? { kind: "eof" }, close() {} },
+    });
+    const events = await collect(run);
+    const result = await run.result;
+    expect(result.ending).toEqual({ kind: "completed" });
+    expect(result.turns).toBe(2);
+    const contract = contractOf(events);
+    const done = contract.filter((event) => event.type === "done");
+    expect(done.map((event) => event.data)).toEqual([
+      { finishReason: "stop" },
+      { finishReason: "stop" },
+    ]);
+    expect(contract.filter((event) => event.type === "protocol")).toHaveLength(2);
+    const attempts = events.flatMap((event) => (event.kind === "attempt" ? [event.attempt] : []));
+    expect(attempts.map((attempt) => attempt.turn)).toEqual([1, 2]);
+    expect(attempts[1]?.resume).toBe(result.sessionId);
+  });
+
+  it("writes the session log when asked, closed with how the run ended", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-run-log-"));
+    try {
+      const run = fakeRun("normal:20", { log: { dir, retentionMs: 0 }, events: "none" });
+      const result = await run.result;
+      expect(result.logPath).toBeDefined();
+      const records = readFileSync(result.logPath!, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { msg: string; outcome?: string; exit_code?: number });
+      expect(records.some((record) => record.msg === "raw_event")).toBe(true);
+      expect(records.some((record) => record.msg === "agent_started")).toBe(true);
+      expect(records.at(-1)).toMatchObject({
+        msg: "session_end",
+        outcome: "completed",
+        exit_code: 0,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses options with neither or both of prompt and prompts", () => {
+    expect(() => runAgent({ agentBin: fakeAgentBin })).toThrow(TypeError);
   });
 });
