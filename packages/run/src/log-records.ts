@@ -25,6 +25,13 @@ export interface RecordFields {
   options: {
     mode: "print" | "interactive";
     output_format: string;
+    /** `turn`: the prompt came from the adapter contract's turn input. */
+    input_format?: string;
+    /** The turn input's id, when there is one. */
+    turn_id?: string;
+    /** The turn's allow-list of tools (their names), when it has one. */
+    tools?: string[];
+    enforce_tools?: boolean;
     idle_timeout_ms: number;
     tool_grace_ms: number;
     tool_timeouts: Record<string, number>;
