@@ -2,12 +2,20 @@ export type { AgentEventObject, EventContext } from "./agent-events.js";
 export { agentEvents } from "./agent-events.js";
 export type { Capture } from "./captures.js";
 export { realCapture, realCaptures, realCapturesDir } from "./captures.js";
-export type { FakeAgentOptions, Invocation } from "./fake-agent.js";
+export type {
+  AcpRecordEntry,
+  FakeAcpAgentOptions,
+  FakeAgentOptions,
+  Invocation,
+} from "./fake-agent.js";
 export {
+  fakeAcpAgentBin,
+  fakeAcpAgentEnv,
   fakeAgentBin,
   fakeAgentEnv,
   fakeMcpServerBin,
   isAlive,
+  readAcpRecord,
   readInvocations,
   readPids,
 } from "./fake-agent.js";
