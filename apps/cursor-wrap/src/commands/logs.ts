@@ -5,6 +5,7 @@ import { createFormatter } from "@cursor-wrap/format";
 import {
   listSessions,
   logEntryEvent,
+  parseLogFileName,
   readSessionLog,
   renderConsoleLine,
   type SessionSummary,
@@ -12,6 +13,7 @@ import {
 import { formatDuration, type Reason } from "@cursor-wrap/monitor";
 import { RECORDS, type RecordFields, type RecordName, verdictOf } from "../log-records.js";
 import { readableFile, UsageError } from "../usage-error.js";
+import { acpTimelineLine } from "./acp-timeline.js";
 import { mcpTimeline, mcpTimelineLine } from "./mcp-timeline.js";
 import type { RunIo } from "./run.js";
 
@@ -37,7 +39,7 @@ function table(sessions: SessionSummary[]): string {
     ["START", "SESSION", "OUTCOME", "TURNS", "DURATION", "AGENT", "FILE"],
     ...sessions.map((session) => [
       localTime(session.startedAt),
-      session.sessionId,
+      session.kind === "acp" ? `${session.sessionId} (acp)` : session.sessionId,
       `${session.outcome}${session.flagged ? " (flagged)" : ""}${session.incomplete ? " (incomplete)" : ""}${session.truncated ? " (truncated record)" : ""}`,
       session.turns === undefined ? "-" : String(session.turns),
       session.durationMs === undefined ? "-" : formatDuration(session.durationMs),
@@ -83,8 +85,27 @@ const UNRECORDED_REASON: Reason = {
   message: "reason not recorded",
 };
 
+/** Render an ACP proxy's log: the traffic, the turns and the watchdog's decisions, a line each. */
+async function showAcpLog(path: string, io: RunIo): Promise<void> {
+  for await (const entry of readSessionLog(path)) {
+    if (entry.kind === "damaged") {
+      io.stdout.write(
+        `[${entry.truncated ? "truncated" : "damaged"} record: ${terminalSafe(entry.line.slice(0, 80))}]\n`,
+      );
+      continue;
+    }
+    if (entry.kind !== "record") continue;
+    const line = acpTimelineLine(entry.record);
+    if (line !== undefined) io.stdout.write(`${line}\n`);
+  }
+}
+
 /** Render a session log with the text formatter: the agent's output and the wrapper's decisions. */
 async function showLog(path: string, io: RunIo): Promise<void> {
+  if (parseLogFileName(path)?.kind === "acp") {
+    await showAcpLog(path, io);
+    return;
+  }
   const formatter = createFormatter("text", io.stdout, {
     tty: false,
     color: io.stdout.isTTY === true,
