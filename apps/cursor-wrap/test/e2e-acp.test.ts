@@ -208,7 +208,9 @@ describe("cursor-wrap acp with the official library as the editor", () => {
           content: {
             type: "text",
             // 1 s allowance + 0.5 s grace, and whatever a loaded machine adds.
-            text: expect.stringMatching(/^cursor-wrap: web_search gave no result for \d+\.\ds; cancelled$/),
+            text: expect.stringMatching(
+              /^cursor-wrap: web_search gave no result for \d+\.\ds; cancelled$/,
+            ),
           },
         },
       ],
