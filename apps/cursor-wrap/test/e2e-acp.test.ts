@@ -20,10 +20,13 @@ import {
   readAcpRecord,
   readPids,
 } from "@cursor-wrap/testkit";
+import * as acpV1Library from "acp-sdk-1";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI } from "./harness.js";
 
 /** Thresholds short enough that a hang shows within a couple of seconds. */
+/** Where no hang is expected: thresholds a loaded machine cannot reach by accident. */
+const CALM = ["--idle-timeout", "60s", "--kill-grace", "500ms"];
 const FAST = [
   "--idle-timeout",
   "1s",
@@ -158,7 +161,7 @@ describe("cursor-wrap acp with the official library as the editor", () => {
   it("gives the same two turns direct and through the proxy, byte for byte in what the editor parses", async () => {
     const conversation = async (proxied: boolean) => {
       const dir = workDir();
-      const child = launch(dir, { proxied });
+      const child = launch(dir, { proxied, flags: CALM });
       const { result, seen } = await asEditor(child, async (context) => {
         const sessionId = await setUp(context, dir.replace(/[^/]+$/, "same"));
         const first = await context.request("session/prompt", {
@@ -374,6 +377,66 @@ describe("cursor-wrap acp with the official library as the editor", () => {
   });
 });
 
+describe("cursor-wrap acp with the library's ClientSideConnection as the editor", () => {
+  // ClientSideConnection is the editor side of @agentclientprotocol/sdk 1.x (deprecated in
+  // 1.9, gone in 2.x, still what acpx and many clients are built on): 1.9.0 here.
+  async function connectionEditor(
+    child: ChildProcessWithoutNullStreams,
+    dir: string,
+    prompts: string[],
+  ) {
+    const updates: unknown[] = [];
+    const stream = acpV1Library.ndJsonStream(
+      Writable.toWeb(child.stdin),
+      Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+    );
+    const connection = new acpV1Library.ClientSideConnection(
+      () => ({
+        sessionUpdate: async (params) => {
+          updates.push(params.update);
+        },
+        requestPermission: async () => ({
+          outcome: { outcome: "selected", optionId: "allow-once" },
+        }),
+      }),
+      stream,
+    );
+    await connection.initialize({
+      protocolVersion: acpV1Library.PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    const { sessionId } = await connection.newSession({ cwd: dir, mcpServers: [] });
+    const responses: unknown[] = [];
+    for (const prompt of prompts) {
+      responses.push(
+        await connection.prompt({ sessionId, prompt: [{ type: "text", text: prompt }] }),
+      );
+    }
+    child.stdin.end();
+    await exited(child);
+    return { responses, updates };
+  }
+
+  it("gives the same turn direct and through the proxy, and gets a parked agent's turn back", async () => {
+    const run = async (proxied: boolean, prompts: string[]) => {
+      const dir = workDir();
+      return connectionEditor(
+        launch(dir, { proxied, flags: prompts.length === 1 ? CALM : FAST }),
+        dir.replace(/[^/]+$/, "same"),
+        prompts,
+      );
+    };
+    const direct = await run(false, ["hello"]);
+    const proxied = await run(true, ["hello"]);
+    expect(proxied).toEqual(direct);
+    const recovered = await run(true, ["scenario:parked search", "again"]);
+    expect(recovered.responses).toEqual([{ stopReason: "cancelled" }, { stopReason: "end_turn" }]);
+    expect(JSON.stringify(recovered.updates)).toMatch(
+      /cursor-wrap: web_search gave no result for \d+\.\ds; cancelled/,
+    );
+  });
+});
+
 describe("cursor-wrap acp over ACP v2", () => {
   /** The v2 client of the official library as the editor. */
   async function v2Editor(child: ChildProcessWithoutNullStreams, dir: string, prompts: string[]) {
@@ -418,7 +481,7 @@ describe("cursor-wrap acp over ACP v2", () => {
   it("gives the same v2 turn direct and through the proxy", async () => {
     const run = async (proxied: boolean) => {
       const dir = workDir();
-      const child = launch(dir, { proxied, options: { protocol: 2 } });
+      const child = launch(dir, { proxied, flags: CALM, options: { protocol: 2 } });
       const seen = await v2Editor(child, dir.replace(/[^/]+$/, "same"), ["read the readme"]);
       await exited(child);
       return seen;
@@ -455,7 +518,11 @@ describe("cursor-wrap acp with an agent built on the official library", () => {
   it("gives the same turn direct and through the proxy, and recovers its hang", async () => {
     const run = async (proxied: boolean, prompt: string) => {
       const dir = workDir();
-      const child = launch(dir, { proxied, agent: [process.execPath, SDK_AGENT] });
+      const child = launch(dir, {
+        proxied,
+        flags: prompt.includes("hang") ? FAST : CALM,
+        agent: [process.execPath, SDK_AGENT],
+      });
       const seen = await asEditor(child, async (context) => {
         await context.request("initialize", {
           protocolVersion: acp.PROTOCOL_VERSION,
@@ -503,25 +570,25 @@ describe("cursor-wrap acp with the acpx client", () => {
     const directDir = workDir();
     const proxiedDir = workDir();
     const fake = [process.execPath, fakeAcpAgentBin];
-    const proxy = (dir: string) =>
+    const proxy = (dir: string, flags: string[]) =>
       shellQuote([
         process.execPath,
         CLI,
         "acp",
         "--log-dir",
         join(dir, "logs"),
-        ...FAST,
+        ...flags,
         "--",
         ...fake,
       ]);
     const sameCwd = (transcript: string, dir: string) => transcript.replaceAll(dir, "<cwd>");
     const direct = await acpx(directDir, shellQuote(fake), "hello");
-    const proxied = await acpx(proxiedDir, proxy(proxiedDir), "hello");
+    const proxied = await acpx(proxiedDir, proxy(proxiedDir, CALM), "hello");
     expect(sameCwd(proxied, proxiedDir)).toBe(sameCwd(direct, directDir));
     expect(direct).toContain('"stopReason":"end_turn"');
 
     const hungDir = workDir();
-    const hung = await acpx(hungDir, proxy(hungDir), "scenario:parked search the web");
+    const hung = await acpx(hungDir, proxy(hungDir, FAST), "scenario:parked search the web");
     expect(hung).toMatch(/cursor-wrap: web_search gave no result for \d+\.\ds; cancelled/);
     expect(hung.trim().split("\n").at(-1)).toMatch(/"result":\{"stopReason":"cancelled"\}/);
   });

@@ -397,6 +397,41 @@ describe("startAcpProxy: recovering a parked agent", () => {
     expect(h.editor.find((message) => message.id === 3)[0].result.stopReason).toBe("cancelled");
   });
 
+  it("ends only once the kill of a replaced agent's tree is over: no orphans", async () => {
+    const h = start();
+    await setUp(h);
+    h.editor.send(prompt(3));
+    await h.settle();
+    h.agent.send(webSearch("in_progress"));
+    const first = h.agent;
+    let finishKill: () => void = () => {};
+    first.handle.kill = (reason) => {
+      first.kills.push(reason);
+      return new Promise((resolve) => {
+        finishKill = () => {
+          first.exit({ code: null, signal: "SIGKILL" });
+          resolve({ steps: [], survivors: [] });
+        };
+      });
+    };
+    await advance(100_000);
+    await h.settle();
+    expect(first.kills).toHaveLength(1);
+    h.closeEditor();
+    await h.settle();
+    h.agents[1]!.exit();
+    let ended = false;
+    void h.proxy.done.then(() => {
+      ended = true;
+    });
+    await advance(10_000);
+    expect(ended).toBe(false);
+    finishKill();
+    await h.settle();
+    expect(ended).toBe(true);
+    expect(h.recorded("acp_agent_killed")).toHaveLength(1);
+  });
+
   it("stops restarting after too many restarts in a row, and says so to every request", async () => {
     const h = start({ maxRestarts: 1 });
     await setUp(h);

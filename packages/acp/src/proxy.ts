@@ -146,6 +146,10 @@ interface Generation {
   exit: AgentExit | undefined;
   /** Tree totals of the samples taken so far, for each turn's share. */
   totals: { cpuMs: number; ioBytes: number | undefined };
+  /** The editor's input is paused because this agent's stdin is full. */
+  holdsInput: boolean;
+  /** A line of its stderr not finished yet. */
+  stderrPending: string;
 }
 
 /** A request from the editor, until it is answered. */
@@ -273,6 +277,12 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
   // Sessions being loaded again after a restart: the history the agent replays stays here.
   const reloading = new Map<string, number>();
   let consecutiveRestarts = 0;
+  // Kills of agent trees in progress: the proxy ends only once they are done (no orphans).
+  const kills = new Set<Promise<unknown>>();
+  const trackKill = (kill: Promise<unknown>): void => {
+    const settled = kill.catch(() => undefined).finally(() => kills.delete(settled));
+    kills.add(settled);
+  };
   let generationCount = 0;
   let current: Generation;
   // Editor messages waiting for an agent that is starting.
@@ -736,12 +746,16 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       endedBecause: undefined,
       exit: undefined,
       totals: { cpuMs: 0, ioBytes: undefined },
+      holdsInput: false,
+      stderrPending: "",
     };
   }
 
   /** Start an agent process; after a restart, set it up again (initialize, sessions). */
   function launch(generation: Generation, reload: SessionRecord[]): void {
     current = generation;
+    // What a replaced process said on stderr is not why this one fails.
+    stderrTail = Buffer.alloc(0);
     const startedAt = now();
     options.startAgent().then(
       (handle) => {
@@ -749,7 +763,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
         record("acp_agent_started", { pid: handle.pid, generation: generation.number });
         if (stopping !== undefined || generation !== current) {
           generation.endedBecause = stopping ?? "replaced";
-          void handle.kill(generation.endedBecause);
+          trackKill(handle.kill(generation.endedBecause));
         }
         wire(generation, handle);
         if (stopping !== undefined || generation !== current) return;
@@ -794,10 +808,11 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
   /** Read the agent's output, follow its exit, and write to it. */
   function wire(generation: Generation, handle: AcpAgentHandle): void {
     generation.writer = createMessageWriter(handle.stdin, {
-      onBlocked: () => input.pause(),
-      onDrained: () => {
-        if (!inputPausedForHold) input.resume();
+      onBlocked: () => {
+        generation.holdsInput = true;
+        input.pause();
       },
+      onDrained: () => releaseInput(generation),
     });
     handle.stdin.on("error", () => {
       // the agent went away without reading: its exit says what happened
@@ -813,11 +828,13 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     });
     handle.stderr?.on("data", (chunk: Buffer) => {
       options.agentStderr?.write(chunk);
-      stderrTail = Buffer.concat([stderrTail, chunk]).subarray(-STDERR_TAIL_BYTES);
+      if (generation === current) {
+        stderrTail = Buffer.concat([stderrTail, chunk]).subarray(-STDERR_TAIL_BYTES);
+      }
       if (options.log?.stderr) {
-        for (const line of chunk.toString("utf8").split("\n")) {
-          if (line.trim()) options.log.stderr(Buffer.from(line, "utf8"));
-        }
+        const lines = (generation.stderrPending + chunk.toString("utf8")).split("\n");
+        generation.stderrPending = lines.pop() ?? "";
+        for (const line of lines) if (line.trim()) options.log.stderr(Buffer.from(line, "utf8"));
       }
     });
     void handle.exited.then(async (exit) => {
@@ -829,6 +846,13 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       for (const item of generation.reader.end()) fromAgent(generation, item);
       agentGone(generation, exit);
     });
+  }
+
+  /** An agent's stdin drained, or it is gone: the editor's input flows again (unless held). */
+  function releaseInput(generation: Generation): void {
+    if (!generation.holdsInput) return;
+    generation.holdsInput = false;
+    if (!inputPausedForHold) input.resume();
   }
 
   /** The agent is set up: pass on what the editor sent meanwhile. */
@@ -953,20 +977,24 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     generation.endedBecause ??= why;
     const handle = generation.handle;
     if (!handle || generation.exit) return;
-    void handle.kill(why).then((report) => {
-      record("acp_agent_killed", {
-        pid: handle.pid,
-        generation: generation.number,
-        reason: why,
-        steps: report.steps,
-        survivors: report.survivors,
-        summary: `killed ${agentName}'s process tree (pid ${handle.pid}): ${why}`,
-      });
-    });
+    trackKill(
+      handle.kill(why).then((report) => {
+        record("acp_agent_killed", {
+          pid: handle.pid,
+          generation: generation.number,
+          reason: why,
+          steps: report.steps,
+          survivors: report.survivors,
+          summary: `killed ${agentName}'s process tree (pid ${handle.pid}): ${why}`,
+        });
+      }),
+    );
   }
 
   /** A generation is done for: its open requests, both ways, are answered or withdrawn. */
   function retire(generation: Generation, why: string): void {
+    // Its stdin will never drain now.
+    releaseInput(generation);
     for (const turn of [...turns.values()]) {
       if (turn.generation !== generation.number) continue;
       reportInThread(
@@ -993,6 +1021,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     if (generation.state === "gone" && generation.exit) return;
     generation.state = "gone";
     generation.exit = exit;
+    releaseInput(generation);
     const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
     record("acp_agent_exited", {
       pid: generation.handle?.pid,
@@ -1502,8 +1531,10 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     input.off("end", onEditorEnd);
     for (const request of proxyRequests.values()) request.reject(new Error("the proxy ended"));
     proxyRequests.clear();
-    record("acp_proxy_end", { exit_code: end.exitCode, summary: end.reason });
-    resolveDone(end);
+    void Promise.all([...kills]).then(() => {
+      record("acp_proxy_end", { exit_code: end.exitCode, summary: end.reason });
+      resolveDone(end);
+    });
   }
 
   /** Shut the agent down in stages: its stdin closed, a grace, its whole tree killed. */
