@@ -599,6 +599,51 @@ describe("startAcpProxy: waiting for you", () => {
     expect(h.recorded("acp_hang_detected")).toHaveLength(1);
   });
 
+  it("finds the turn a cursor/* question holds up by its tool call, and holds every turn when it cannot tell", async () => {
+    const h = start();
+    await setUp(h);
+    h.editor.send({ id: 20, method: "session/new", params: { cwd: "/work", mcpServers: [] } });
+    await h.settle();
+    h.agent.send({ id: 20, result: { sessionId: "sess-2" } });
+    h.editor.send(prompt(3, "sess-1"));
+    h.editor.send(prompt(4, "sess-2"));
+    await h.settle();
+    h.agent.send(
+      update("sess-2", {
+        sessionUpdate: "tool_call",
+        toolCallId: "plan-7",
+        title: "Plan",
+        kind: "think",
+        status: "in_progress",
+      }),
+    );
+    // Cursor's questions name no session: this one belongs to sess-2's call.
+    h.agent.send({
+      id: 50,
+      method: "cursor/create_plan",
+      params: { toolCallId: "plan-7", plan: "1. …", todos: [] },
+    });
+    await advance(5 * 60_000);
+    expect(h.recorded("acp_hang_detected").map((fields) => fields.session_id)).toEqual(["sess-1"]);
+    expect(h.recorded("acp_waiting_for_you")[0]).toMatchObject({ session_id: "sess-2" });
+
+    const other = start();
+    await setUp(other);
+    other.editor.send({ id: 20, method: "session/new", params: { cwd: "/work", mcpServers: [] } });
+    await other.settle();
+    other.agent.send({ id: 20, result: { sessionId: "sess-2" } });
+    other.editor.send(prompt(3, "sess-1"));
+    other.editor.send(prompt(4, "sess-2"));
+    await other.settle();
+    other.agent.send({
+      id: 51,
+      method: "cursor/ask_question",
+      params: { toolCallId: "unknown", questions: [] },
+    });
+    await advance(5 * 60_000);
+    expect(other.recorded("acp_hang_detected")).toEqual([]);
+  });
+
   it("withdraws what waits on the editor when the turn's budget runs out", async () => {
     const h = start({ monitor: { ...MONITOR, maxTurnMs: 120_000 } });
     await setUp(h);

@@ -177,8 +177,8 @@ interface AgentRequest {
   sessionId: string | undefined;
   generation: number;
   startedAt: number;
-  /** The turn it holds up, if any. */
-  turn: Turn | undefined;
+  /** The turns it holds up: its session's, or every running one when it cannot be told. */
+  turns: Turn[];
 }
 
 /** A session the agent knows, with what it takes to load it again in a new process. */
@@ -351,9 +351,9 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     if (!request) return;
     agentRequests.delete(key);
     withdrawn.add(key);
-    if (request.turn) {
-      request.turn.awaited.delete(key);
-      updateWaiting(request.turn, now());
+    for (const turn of request.turns) {
+      turn.awaited.delete(key);
+      updateWaiting(turn, now());
     }
     if (answerTheAgent) current.writer?.send(withdrawnAnswer(request.id, request.method));
     tellEditor(notificationMessage(METHODS.cancelRequest, { requestId: request.editorId }));
@@ -405,8 +405,8 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     record("acp_turn_start", { session_id: sessionId, generation: current.number, how });
     // Requests already waiting on the editor for this session hold the new turn up too.
     for (const [key, request] of agentRequests) {
-      if (request.sessionId !== sessionId || request.turn) continue;
-      request.turn = turn;
+      if (request.sessionId !== sessionId || request.turns.length > 0) continue;
+      request.turns = [turn];
       turn.awaited.set(key, awaitedOf(request));
     }
     updateWaiting(turn, at);
@@ -417,7 +417,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     if (turns.get(turn.sessionId) !== turn) return;
     turns.delete(turn.sessionId);
     for (const request of agentRequests.values())
-      if (request.turn === turn) request.turn = undefined;
+      request.turns = request.turns.filter((held) => held !== turn);
     const at = now();
     record("acp_turn_end", {
       session_id: turn.sessionId,
@@ -667,7 +667,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     // What still waits on the editor (only a budget fires while the turn waits) is withdrawn:
     // the turn it belongs to is being cancelled.
     for (const [key, request] of [...agentRequests]) {
-      if (request.turn === turn) withdrawAgentRequest(key, true, "its turn was cancelled");
+      if (request.turns.includes(turn)) withdrawAgentRequest(key, true, "its turn was cancelled");
     }
     tellAgent(notificationMessage(METHODS.sessionCancel, { sessionId: turn.sessionId }));
     record("acp_cancel_sent", {
@@ -1165,9 +1165,9 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
         const request = agentRequests.get(item.key);
         if (request) {
           agentRequests.delete(item.key);
-          if (request.turn) {
-            request.turn.awaited.delete(item.key);
-            updateWaiting(request.turn, at);
+          for (const turn of request.turns) {
+            turn.awaited.delete(item.key);
+            updateWaiting(turn, at);
           }
           if (request.generation !== current.number || current.state === "gone") {
             withdrawn.add(item.key);
@@ -1489,22 +1489,16 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       editorId = `cursor-wrap:${generation.number}:${JSON.stringify(item.id)}`;
       key = idKey(editorId)!;
     }
-    // The turn it holds up: the session's, or the only one running when it names none.
-    const turn =
-      sessionId !== undefined
-        ? turns.get(sessionId)
-        : turns.size === 1
-          ? [...turns.values()][0]
-          : undefined;
+    const held = heldTurns(sessionId, item.params, generation).filter((turn) => !turn.recovery);
     const request: AgentRequest = {
       id: item.id,
       editorId,
       method: item.method,
       description: describeAgentRequest(item.method, item.params),
-      sessionId: sessionId ?? turn?.sessionId,
+      sessionId: sessionId ?? (held.length === 1 ? held[0]!.sessionId : undefined),
       generation: generation.number,
       startedAt: at,
-      turn: turn && !turn.recovery ? turn : undefined,
+      turns: held,
     };
     agentRequests.set(key, request);
     logMessage("agent→editor", item);
@@ -1515,11 +1509,31 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       const { jsonrpc: _jsonrpc, ...rest } = value;
       tellEditor({ ...rest, id: editorId });
     }
-    if (request.turn) {
-      request.turn.monitor.observe({ type: "activity", eventType: item.method }, at);
-      request.turn.awaited.set(key, awaitedOf(request));
-      updateWaiting(request.turn, at);
+    for (const turn of request.turns) {
+      turn.monitor.observe({ type: "activity", eventType: item.method }, at);
+      turn.awaited.set(key, awaitedOf(request));
+      updateWaiting(turn, at);
     }
+  }
+
+  /**
+   * The turns a request of the agent holds up: its session's; else (Cursor's `cursor/*`
+   * requests name no session) the turn of its `toolCallId`, the only turn running, or, when it
+   * cannot be told, every turn of the process, so none is called hung while it waits on you.
+   */
+  function heldTurns(
+    sessionId: string | undefined,
+    params: JsonObject | undefined,
+    generation: Generation,
+  ): Turn[] {
+    if (sessionId !== undefined) {
+      const turn = turns.get(sessionId);
+      return turn ? [turn] : [];
+    }
+    const running = [...turns.values()].filter((turn) => turn.generation === generation.number);
+    const toolCallId = stringAt(params, "toolCallId");
+    const owner = running.find((turn) => toolCallId !== undefined && turn.calls.has(toolCallId));
+    return owner ? [owner] : running;
   }
 
   // ─── shutdown ───────────────────────────────────────────────────────────────────────────
