@@ -29,11 +29,24 @@ export const VERSION: string =
   typeof CURSOR_WRAP_VERSION === "string" ? CURSOR_WRAP_VERSION : "0.0.0-dev";
 
 /** cursor-wrap's own commands; any other first word is a prompt or the agent's subcommand. */
-const OWN_COMMANDS: ReadonlySet<string> = new Set(["logs", "replay", "demo"]);
+const OWN_COMMANDS: ReadonlySet<string> = new Set(["logs", "replay", "demo", "acp"]);
 
 /** The run flags `logs` and `replay` take too. */
 const LOGS_KEYS = ["logDir"] as const satisfies readonly FlagKey[];
 const REPLAY_KEYS = MONITOR_KEYS;
+/** The run flags `acp` takes: a prompt turn under ACP is watched as a print-mode turn is. */
+const ACP_KEYS = [
+  ...MONITOR_KEYS,
+  "killGraceMs",
+  "drainGraceMs",
+  "maxHangRetries",
+  "agentBin",
+  "logDir",
+  "logLevel",
+  "logRetentionMs",
+  "redact",
+  "parseCap",
+] as const satisfies readonly FlagKey[];
 const flagsOf = (keys: readonly FlagKey[]): AnyFlag[] => keys.map((key) => flagFor(key) as AnyFlag);
 
 /** The command a command line names, if it is one of cursor-wrap's own. */
@@ -230,6 +243,26 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
       );
     });
 
+  const acp = cli
+    .command(
+      "acp",
+      "ACP watchdog: run Cursor's `agent acp` (or the command after --) for an editor, watching every prompt turn and recovering a hung one",
+    )
+    .example("cursor-wrap acp --idle-timeout 2m --tool-timeout fetch=5m")
+    .example("cursor-wrap acp -- ~/.local/bin/agent --api-key KEY acp");
+  declare(acp, flagsOf(ACP_KEYS));
+  acp.action(async () => {
+    const { given } = parseCommandLine(argv, { strict: false });
+    const options = resolveOptions(ACP_KEYS, { given, env });
+    const dashDash = argv.indexOf("--");
+    const { acpCommand } = await import("./commands/acp.js");
+    return acpCommand(
+      { ...options, agentCommand: dashDash === -1 ? [] : argv.slice(dashDash + 1) },
+      io,
+      env,
+    );
+  });
+
   cli
     .command(
       "demo",
@@ -272,6 +305,7 @@ function cacMessage(message: string, args: readonly string[]): string {
     "json",
     ...(command === "logs" ? ["flagged", ...flagsOf(LOGS_KEYS).map((flag) => flag.name)] : []),
     ...(command === "replay" ? ["tail", ...flagsOf(REPLAY_KEYS).map((flag) => flag.name)] : []),
+    ...(command === "acp" ? flagsOf(ACP_KEYS).map((flag) => flag.name) : []),
   ];
   const suggestion = suggestFlag(kebab, known);
   return `unknown option ${kebab.length > 1 ? "--" : "-"}${kebab}${suggestion ? ` (did you mean --${suggestion}?)` : ""}`;
@@ -316,7 +350,7 @@ export async function runCli(
   try {
     if (ownCommandOf(args) === undefined) return await runMain(args, io, env);
     // `cursor-wrap logs show … | head`: a reader that has seen enough is no error. Nor is a
-    // closed terminal (EIO) under `mcp proxy`: its log keeps what could not be shown.
+    // closed terminal (EIO) under `mcp proxy` or `acp`: its log keeps what could not be shown.
     io.stdout.on("error", () => {});
     io.stderr.on("error", () => {});
     const cli = createCli(args, io, env);

@@ -76,6 +76,7 @@ export function fakeAgentProcess(): FakeAgent & {
       pid: 4242,
       token: "fake-token",
       stdout,
+      stdin: undefined,
       stderr,
       exited,
       closed,
