@@ -114,28 +114,6 @@ describe("start", () => {
     expect(invocation?.token).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it("keeps stdin open for the caller when started without a prompt", async () => {
-    const agent = await start({
-      bin: "/bin/cat",
-      killGraceMs: 500,
-      drainGraceMs: 300,
-    });
-    started.push(agent);
-    const output = collect(agent.stdout);
-    expect(agent.stdin).toBeDefined();
-    agent.stdin!.write("first line\n");
-    agent.stdin!.end("second line\n");
-    expect(await agent.closed).toEqual({ code: 0, signal: null });
-    expect((await output).toString()).toBe("first line\nsecond line\n");
-  });
-
-  it("leaves stdin undefined when it wrote the prompt", async () => {
-    const agent = await run("quick");
-    collect(agent.stdout);
-    expect(agent.stdin).toBeUndefined();
-    await agent.closed;
-  });
-
   it("reports an abnormal exit code", async () => {
     const agent = await run("abnormal:3");
     collect(agent.stdout);

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { accessSync, constants, statSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
-import { PassThrough, Readable, type Writable } from "node:stream";
+import { PassThrough, Readable } from "node:stream";
 import { AgentSpawnError, PtyUnavailableError } from "./errors.js";
 import { type KillStep, killTree, killTreeSync } from "./kill-tree.js";
 import { loadPty } from "./load-pty.js";
@@ -55,10 +55,9 @@ export interface StartOptions {
   /**
    * The prompt, written to stdin (its bytes as they are), which is then closed. With a pty it
    * is the last argument instead: it must then be UTF-8 text without NUL, under
-   * {@link MAX_PTY_PROMPT_BYTES}. Omitted (pipes only): stdin stays open for the caller to
-   * write to ({@link AgentProcess.stdin}), for agents that speak a protocol on stdio.
+   * {@link MAX_PTY_PROMPT_BYTES}.
    */
-  prompt?: string | Uint8Array;
+  prompt: string | Uint8Array;
   cwd?: string;
   /** Environment (default `process.env`). */
   env?: NodeJS.ProcessEnv;
@@ -81,8 +80,6 @@ export interface AgentProcess {
   readonly token: string;
   /** The agent's stdout, as bytes. */
   readonly stdout: Readable;
-  /** The agent's stdin, open when it was started without a prompt; undefined otherwise. */
-  readonly stdin: Writable | undefined;
   /** The agent's stderr, drained continuously so a full pipe never stalls it; undefined with a pty. */
   readonly stderr: Readable | undefined;
   /** Resolves when the process exits. */
@@ -248,7 +245,6 @@ export async function start(options: StartOptions): Promise<AgentProcess> {
     pid: launched.pid,
     token,
     stdout: launched.stdout,
-    stdin: launched.stdin,
     stderr: launched.stderr,
     exited,
     closed,
@@ -306,7 +302,6 @@ export async function start(options: StartOptions): Promise<AgentProcess> {
 interface Launched {
   pid: number;
   stdout: Readable;
-  stdin: Writable | undefined;
   stderr: Readable | undefined;
   exited: Promise<ExitInfo>;
   /** Resolves when every output stream of the agent has ended and closed. */
@@ -340,9 +335,8 @@ async function launchPipes(
     const cause = error as NodeJS.ErrnoException;
     throw new AgentSpawnError(options.bin, cause.code, cause.message, { cause });
   }
-  // cursor-agent reads its prompt to EOF: an open stdin makes it wait forever. Without a
-  // prompt the caller speaks to the agent on stdin and closes it when done.
-  if (options.prompt !== undefined) child.stdin.end(options.prompt);
+  // cursor-agent reads its prompt to EOF: an open stdin makes it wait forever.
+  child.stdin.end(options.prompt);
 
   // Read stderr as fast as it comes, whatever the consumer does, so the agent never blocks on it.
   const stderr = new PassThrough({ highWaterMark: 1024 * 1024 });
@@ -356,7 +350,6 @@ async function launchPipes(
   return {
     pid: child.pid!,
     stdout: child.stdout,
-    stdin: options.prompt === undefined ? child.stdin : undefined,
     stderr,
     exited,
     // 'close': the process exited and all of its pipes closed. Their handles are released at
@@ -400,13 +393,6 @@ async function launchPty(
   cwd: string,
   size: PtySize,
 ): Promise<Launched> {
-  if (options.prompt === undefined) {
-    throw new AgentSpawnError(
-      options.bin,
-      "EINVAL",
-      "a pty needs the prompt as an argument; run without a pty to keep stdin open",
-    );
-  }
   const prompt = promptArgument(options.prompt, options.bin);
   const pty = await loadPty();
   if (!pty) throw new PtyUnavailableError();
@@ -447,7 +433,6 @@ async function launchPty(
   return {
     pid: terminal.pid,
     stdout,
-    stdin: undefined,
     stderr: undefined,
     exited,
     outputClosed: closeOf(stdout),

@@ -76,7 +76,6 @@ export function fakeAgentProcess(): FakeAgent & {
       pid: 4242,
       token: "fake-token",
       stdout,
-      stdin: undefined,
       stderr,
       exited,
       closed,
