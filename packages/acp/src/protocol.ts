@@ -4,7 +4,7 @@
 // the ACP schema (v1 and v2, as published with @agentclientprotocol/sdk 2.4) and of Cursor's
 // `agent acp` documentation; the fixtures in `__fixtures__/` hold them with their sources.
 
-import type { JsonObject, JsonRpcId } from "./transport.js";
+import type { JsonObject, JsonRpcId, OwnMessage } from "./transport.js";
 
 /** The protocol versions the watchdog knows: v1, and the v2 draft (`protocolVersion: 2`). */
 export type AcpVersion = 1 | 2;
@@ -209,7 +209,10 @@ export function describeAgentRequest(method: string, params: JsonObject | undefi
 // ─── lines the watchdog writes ──────────────────────────────────────────────────────────────
 
 /** A `session/update` notification. */
-export function sessionUpdate(sessionId: string, update: JsonObject): JsonObject {
+export function sessionUpdate(
+  sessionId: string,
+  update: JsonObject,
+): OwnMessage & { params: JsonObject } {
   return { method: METHODS.sessionUpdate, params: { sessionId, update } };
 }
 
@@ -254,8 +257,11 @@ export function idleState(stopReason: string): JsonObject {
   return { sessionUpdate: "state_update", state: "idle", stopReason };
 }
 
-/** A success response. */
-export function resultMessage(id: JsonRpcId, result: JsonObject): JsonObject {
+/** A success response (the id written back exactly). */
+export function resultMessage(
+  id: JsonRpcId,
+  result: JsonObject,
+): OwnMessage & { result: JsonObject } {
   return { id, result };
 }
 
@@ -265,22 +271,33 @@ export function errorMessage(
   code: number,
   message: string,
   data?: JsonObject,
-): JsonObject {
+): OwnMessage {
   return { id, error: { code, message, ...(data === undefined ? {} : { data }) } };
 }
 
 /** A request of the watchdog's own. */
-export function requestMessage(id: string, method: string, params: JsonObject): JsonObject {
+export function requestMessage(id: JsonRpcId, method: string, params: JsonObject): OwnMessage {
   return { id, method, params };
 }
 
 /** A notification of the watchdog's own. */
-export function notificationMessage(method: string, params: JsonObject): JsonObject {
+export function notificationMessage(
+  method: string,
+  params: JsonObject,
+): OwnMessage & { params: JsonObject } {
   return { method, params };
 }
 
+/**
+ * `$/cancel_request` for a request the agent sent the editor, as a line: the editor must find
+ * its request by the id exactly as it saw it, digits and all, which a parsed value cannot hold.
+ */
+export function cancelRequestLine(requestId: JsonRpcId): string {
+  return `{"jsonrpc":"2.0","method":"${METHODS.cancelRequest}","params":{"requestId":${requestId.text}}}\n`;
+}
+
 /** The answer to a request the agent sent the editor, when the watchdog withdraws it. */
-export function withdrawnAnswer(id: JsonRpcId, method: string): JsonObject {
+export function withdrawnAnswer(id: JsonRpcId, method: string): OwnMessage {
   // A permission request has an outcome for this (ACP: "the prompt turn was cancelled");
   // anything else is a cancelled request.
   return method === METHODS.requestPermission

@@ -9,6 +9,12 @@
 import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import {
+  createPendingRequests,
+  loggedId,
+  messageLine,
+  type PendingRequest,
+} from "@cursor-wrap/jsonrpc";
+import {
   type CheckResult,
   createDeadlineTimer,
   DEFAULT_LIVENESS,
@@ -22,6 +28,7 @@ import {
   type AcpVersion,
   agentFeatures,
   asksThePerson,
+  cancelRequestLine,
   describeAgentRequest,
   ERROR_CODES,
   editorTakesNotices,
@@ -46,11 +53,12 @@ import {
   createMessageReader,
   createMessageWriter,
   type Incoming,
-  idKey,
   type JsonObject,
   type JsonRpcId,
   type MessageReader,
   type MessageWriter,
+  type OwnMessage,
+  rpcId,
 } from "./transport.js";
 import {
   type Awaited,
@@ -152,15 +160,16 @@ interface Generation {
   stderrPending: string;
 }
 
-/** A request from the editor, until it is answered. */
+/**
+ * A request from the editor, until it is answered (kept in a pending table: a request other
+ * than a prompt is answered by the proxy when its time runs out).
+ */
 interface EditorRequest {
   id: JsonRpcId;
   method: string;
   sessionId: string | undefined;
   generation: number;
   startedAt: number;
-  /** When the proxy answers it itself (requests other than prompts). */
-  deadline: number | undefined;
   /** Kept for methods whose params the proxy replays after a restart. */
   params: JsonObject | undefined;
 }
@@ -191,7 +200,7 @@ interface SessionRecord {
   settings: Map<string, { method: string; params: JsonObject }>;
 }
 
-/** A request of the proxy's own to the agent, until answered. */
+/** A request of the proxy's own to the agent, until answered (or its time runs out). */
 interface ProxyRequest {
   method: string;
   generation: number;
@@ -265,9 +274,21 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
   let authentication: { method: string; params: JsonObject } | undefined;
   const sessions = new Map<string, SessionRecord>();
   const turns = new Map<string, Turn>();
-  const editorRequests = new Map<string, EditorRequest>();
+  const editorRequests = createPendingRequests<EditorRequest>({
+    now,
+    onExpired: (request) => expireEditorRequest(request),
+  });
   const agentRequests = new Map<string, AgentRequest>();
-  const proxyRequests = new Map<string, ProxyRequest>();
+  const proxyRequests = createPendingRequests<ProxyRequest>({
+    now,
+    onExpired(request) {
+      request.meta.reject(
+        new Error(
+          `no answer to ${request.meta.method} within ${formatDuration(request.timeoutMs)}`,
+        ),
+      );
+    },
+  });
   // Editor requests the proxy answered: the agent's own answer, if it comes, is dropped.
   const answeredByProxy = boundedSet(REMEMBERED);
   // Editor requests the agent answered: a second answer is dropped.
@@ -308,13 +329,33 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
   output.on("error", () => stop("the editor closed its end"));
 
   /** Send the editor a message of the proxy's own. */
-  const tellEditor = (message: JsonObject): void => toEditor.send(message);
+  const tellEditor = (message: OwnMessage | string): void => toEditor.send(message);
 
   /** Answer an editor request in the agent's place: exactly once, its own answer dropped later. */
-  function answerEditor(key: string, message: JsonObject): void {
-    if (!editorRequests.delete(key)) return;
+  function answerEditor(key: string, message: OwnMessage): void {
+    if (!editorRequests.settle(key)) return;
     answeredByProxy.add(key);
     tellEditor(message);
+  }
+
+  /** An editor request (not a prompt) the agent did not answer in time: answered with an error. */
+  function expireEditorRequest({ key, meta: request }: PendingRequest<EditorRequest>): void {
+    const limit = formatDuration(requestTimeoutMs);
+    answeredByProxy.add(key);
+    tellEditor(
+      errorMessage(
+        request.id,
+        ERROR_CODES.internalError,
+        `cursor-wrap: ${agentName} did not answer ${request.method} within ${limit}`,
+        { method: request.method, timeoutMs: requestTimeoutMs },
+      ),
+    );
+    record("acp_request_timed_out", {
+      id: loggedId(request.id),
+      method: request.method,
+      timeout_ms: requestTimeoutMs,
+      summary: `${request.method} got no answer within ${limit}: answered with an error`,
+    });
   }
 
   /** Answer every pending editor request of a generation with an error. */
@@ -325,7 +366,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       `cursor-wrap: ${why}; ${method} was not answered`,
   ): void {
     const failed: JsonRpcId[] = [];
-    for (const [key, request] of editorRequests) {
+    for (const { key, meta: request } of editorRequests.values()) {
       if (generation !== "all" && (request.generation !== generation || heldKeys.has(key)))
         continue;
       failed.push(request.id);
@@ -339,7 +380,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     if (failed.length > 0) {
       record("acp_pending_failed", {
         count: failed.length,
-        ids: failed.slice(0, 50),
+        ids: failed.slice(0, 50).map(loggedId),
         summary: `${failed.length} pending request${failed.length === 1 ? "" : "s"} answered with an error: ${why}`,
       });
     }
@@ -356,9 +397,9 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       updateWaiting(turn, now());
     }
     if (answerTheAgent) current.writer?.send(withdrawnAnswer(request.id, request.method));
-    tellEditor(notificationMessage(METHODS.cancelRequest, { requestId: request.editorId }));
+    tellEditor(cancelRequestLine(request.editorId));
     record("acp_request_withdrawn", {
-      id: request.editorId,
+      id: loggedId(request.editorId),
       method: request.method,
       session_id: request.sessionId,
       summary: `withdrew ${request.method} from the editor: ${why}`,
@@ -367,33 +408,18 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
 
   // ─── the agent's side ───────────────────────────────────────────────────────────────────
   /** Send the current agent a message of the proxy's own. */
-  const tellAgent = (message: JsonObject): void => current.writer?.send(message);
+  const tellAgent = (message: OwnMessage): void => current.writer?.send(message);
 
   /** A request of the proxy's own to an agent generation, answered or failed within a deadline. */
   function askAgent(generation: Generation, method: string, params: JsonObject): Promise<unknown> {
     proxyRequestCount += 1;
-    const id = `${idPrefix}-${proxyRequestCount}`;
-    const key = idKey(id)!;
+    const id = rpcId(`${idPrefix}-${proxyRequestCount}`);
     return new Promise<unknown>((resolve, reject) => {
-      const timeout = Number.isFinite(requestTimeoutMs)
-        ? setTimeout(() => {
-            proxyRequests.delete(key);
-            reject(new Error(`no answer to ${method} within ${formatDuration(requestTimeoutMs)}`));
-          }, requestTimeoutMs)
-        : undefined;
-      timeout?.unref?.();
-      proxyRequests.set(key, {
-        method,
-        generation: generation.number,
-        resolve(result) {
-          if (timeout) clearTimeout(timeout);
-          resolve(result);
-        },
-        reject(error) {
-          if (timeout) clearTimeout(timeout);
-          reject(error);
-        },
-      });
+      proxyRequests.add(
+        id.key,
+        { method, generation: generation.number, resolve, reject },
+        { timeoutMs: Number.isFinite(requestTimeoutMs) ? requestTimeoutMs : Infinity },
+      );
       generation.writer?.send(requestMessage(id, method, params));
     });
   }
@@ -512,7 +538,6 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       consider(turn.monitor.nextDeadline());
       consider(turn.nextReminderAt);
     }
-    for (const request of editorRequests.values()) consider(request.deadline);
     return next;
   }
 
@@ -520,25 +545,6 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     nextDeadline,
     now,
     onDeadline(at) {
-      for (const [key, request] of editorRequests) {
-        if (request.deadline === undefined || request.deadline > at) continue;
-        const limit = formatDuration(requestTimeoutMs);
-        answerEditor(
-          key,
-          errorMessage(
-            request.id,
-            ERROR_CODES.internalError,
-            `cursor-wrap: ${agentName} did not answer ${request.method} within ${limit}`,
-            { method: request.method, timeoutMs: requestTimeoutMs },
-          ),
-        );
-        record("acp_request_timed_out", {
-          id: request.id,
-          method: request.method,
-          timeout_ms: requestTimeoutMs,
-          summary: `${request.method} got no answer within ${limit}: answered with an error`,
-        });
-      }
       for (const turn of [...turns.values()]) {
         if (turn.recovery) {
           if (at >= turn.recovery.graceUntil) finishRecovery(turn, at);
@@ -689,7 +695,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
   /** Answer the turn's prompts as cancelled, the way each protocol version ends a turn. */
   function answerPromptsCancelled(turn: Turn): void {
     for (const [key, prompt] of turn.prompts) {
-      if (!editorRequests.has(key)) continue;
+      if (!editorRequests.get(key)) continue;
       if (version === 1) {
         answerEditor(key, resultMessage(prompt.id, { stopReason: "cancelled" }));
       } else if (!prompt.acknowledged) {
@@ -741,7 +747,8 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       number: generationCount,
       handle: undefined,
       writer: undefined,
-      reader: createMessageReader({ maxLineBytes }),
+      // The agent's output is not trusted: a message after a line cut short is not passed on.
+      reader: createMessageReader({ maxLineBytes, guard: true }),
       state: "starting",
       endedBecause: undefined,
       exit: undefined,
@@ -962,7 +969,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     const next = newGeneration();
     for (const key of heldKeys) {
       const request = editorRequests.get(key);
-      if (request) request.generation = next.number;
+      if (request) request.meta.generation = next.number;
     }
     for (const turn of turns.values()) {
       if (turn.generation !== old.number || turn.prompts.size === 0) continue;
@@ -1009,10 +1016,10 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     for (const [key, request] of [...agentRequests]) {
       if (request.generation === generation.number) withdrawAgentRequest(key, false, why);
     }
-    for (const [key, request] of [...proxyRequests]) {
-      if (request.generation !== generation.number) continue;
-      proxyRequests.delete(key);
-      request.reject(new Error(why));
+    for (const request of proxyRequests.values()) {
+      if (request.meta.generation !== generation.number) continue;
+      proxyRequests.settle(request.key);
+      request.meta.reject(new Error(why));
     }
   }
 
@@ -1077,7 +1084,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
   /** Answer a request that came after the agent failed for good. */
   function answerFailed(item: Incoming): void {
     if (item.kind !== "request") return;
-    answeredByProxy.add(item.key);
+    answeredByProxy.add(item.id.key);
     tellEditor(errorMessage(item.id, ERROR_CODES.internalError, `cursor-wrap: ${failure}`));
   }
 
@@ -1095,7 +1102,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     };
     switch (item.kind) {
       case "request":
-        fields.id = item.id;
+        fields.id = loggedId(item.id);
         fields.method = item.method;
         fields.session_id = sessionIdOf(item.params);
         break;
@@ -1113,7 +1120,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
         }
         break;
       case "response":
-        fields.id = item.id;
+        fields.id = loggedId(item.id);
         if (item.error) fields.error_code = item.error.code;
         break;
       case "invalid":
@@ -1141,63 +1148,74 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       case "request": {
         const sessionId = sessionIdOf(item.params);
         const isPrompt = item.method === METHODS.sessionPrompt && sessionId !== undefined;
-        answeredByProxy.delete(item.key);
-        answeredByAgent.delete(item.key);
-        editorRequests.set(item.key, {
-          id: item.id,
-          method: item.method,
-          sessionId,
-          generation: current.number,
-          startedAt: at,
-          deadline:
-            isPrompt || !Number.isFinite(requestTimeoutMs) ? undefined : at + requestTimeoutMs,
-          params: KEPT_PARAMS.has(item.method) ? item.params : undefined,
-        });
+        const key = item.id.key;
+        answeredByProxy.delete(key);
+        answeredByAgent.delete(key);
+        editorRequests.add(
+          key,
+          {
+            id: item.id,
+            method: item.method,
+            sessionId,
+            generation: current.number,
+            startedAt: at,
+            params: KEPT_PARAMS.has(item.method) ? item.params : undefined,
+          },
+          // A prompt takes as long as its turn, which the monitor watches.
+          {
+            timeoutMs: isPrompt || !Number.isFinite(requestTimeoutMs) ? Infinity : requestTimeoutMs,
+          },
+        );
         if (item.method === METHODS.initialize) initializeParams = item.params ?? {};
         if (isPrompt) {
           const turn = turns.get(sessionId) ?? startTurn(sessionId, at, "prompt");
-          turn.prompts.set(item.key, { id: item.id, acknowledged: false });
+          turn.prompts.set(key, { id: item.id, acknowledged: false });
         }
         timer.rearm();
         break;
       }
       case "response": {
-        const request = agentRequests.get(item.key);
+        const key = item.id.key;
+        const request = agentRequests.get(key);
         if (request) {
-          agentRequests.delete(item.key);
+          agentRequests.delete(key);
           for (const turn of request.turns) {
-            turn.awaited.delete(item.key);
+            turn.awaited.delete(key);
             updateWaiting(turn, at);
           }
           if (request.generation !== current.number || current.state === "gone") {
-            withdrawn.add(item.key);
+            withdrawn.add(key);
             record("acp_answer_dropped", {
-              id: item.id,
+              id: loggedId(item.id),
               method: request.method,
               summary: `the editor answered ${request.method} of an agent process that is gone: dropped`,
             });
             return;
           }
           if (request.editorId !== request.id) {
-            // The id was changed on the way out: the agent gets its own back.
-            const value = JSON.parse(item.raw.toString("utf8")) as JsonObject;
+            // The id was changed on the way out: the agent gets its own back, exactly.
+            const {
+              jsonrpc: _jsonrpc,
+              id: _id,
+              ...rest
+            } = JSON.parse(item.raw.toString("utf8")) as JsonObject;
             toAgent({
               ...item,
-              raw: Buffer.from(`${JSON.stringify({ ...value, id: request.id })}\n`),
+              raw: Buffer.from(messageLine({ ...rest, id: request.id })),
               unterminated: false,
             });
             return;
           }
-        } else if (withdrawn.has(item.key)) {
+        } else if (withdrawn.has(key)) {
           record("acp_answer_dropped", {
-            id: item.id,
+            id: loggedId(item.id),
             summary: "the editor answered a request that was withdrawn: dropped",
           });
           return;
         } else {
           record("acp_unknown_response", {
             dir: "editor→agent",
-            id: item.id,
+            id: loggedId(item.id),
             summary: "a response to no pending request of the agent: forwarded",
           });
         }
@@ -1217,7 +1235,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       return;
     }
     held.push(item);
-    if (item.kind === "request") heldKeys.add(item.key);
+    if (item.kind === "request") heldKeys.add(item.id.key);
     heldBytes += item.raw.length;
     if (heldBytes > MAX_HELD_BYTES && !inputPausedForHold) {
       inputPausedForHold = true;
@@ -1258,7 +1276,10 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
         reason: item.reason,
         bytes: item.raw.length,
         head: item.head,
-        summary: `dropped a line from ${agentName} that is not a JSON-RPC message (${item.reason})`,
+        summary:
+          item.reason === "smuggled"
+            ? `dropped a message from ${agentName} that came after a line cut short: it may have been part of that line`
+            : `dropped a line from ${agentName} that is not a JSON-RPC message (${item.reason})`,
       });
       return;
     }
@@ -1280,20 +1301,20 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
   }
 
   function fromAgentResponse(item: Extract<Incoming, { kind: "response" }>, at: number): void {
-    const own = proxyRequests.get(item.key);
+    const key = item.id.key;
+    const own = proxyRequests.settle(key)?.meta;
     if (own) {
-      proxyRequests.delete(item.key);
       logMessage("agent→proxy", item, { method: own.method });
       if (item.error) own.reject(new Error(`${item.error.code} ${item.error.message}`));
       else own.resolve(item.result);
       return;
     }
-    const request = editorRequests.get(item.key);
+    const request = editorRequests.settle(key)?.meta;
     if (!request) {
-      if (answeredByProxy.has(item.key) || answeredByAgent.has(item.key)) {
+      if (answeredByProxy.has(key) || answeredByAgent.has(key)) {
         record("acp_late_response", {
-          id: item.id,
-          summary: answeredByProxy.has(item.key)
+          id: loggedId(item.id),
+          summary: answeredByProxy.has(key)
             ? "an answer came for a request cursor-wrap had answered: dropped"
             : "a second answer to one request: dropped",
         });
@@ -1301,15 +1322,14 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       }
       record("acp_unknown_response", {
         dir: "agent→editor",
-        id: item.id,
+        id: loggedId(item.id),
         summary: "a response to no pending request: forwarded",
       });
       logMessage("agent→editor", item);
       toEditor.forward(item.raw, !item.unterminated);
       return;
     }
-    editorRequests.delete(item.key);
-    answeredByAgent.add(item.key);
+    answeredByAgent.add(key);
     logMessage("agent→editor", item, {
       method: request.method,
       latency_ms: Math.round((at - request.startedAt) * 1000) / 1000,
@@ -1366,7 +1386,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       case METHODS.sessionPrompt: {
         const turn = request.sessionId === undefined ? undefined : turns.get(request.sessionId);
         if (!turn) return;
-        const key = idKey(request.id)!;
+        const key = request.id.key;
         if (version === 2 && ok) {
           const prompt = turn.prompts.get(key);
           if (prompt) prompt.acknowledged = true;
@@ -1481,13 +1501,13 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     at: number,
   ): void {
     const sessionId = sessionIdOf(item.params);
-    let key = item.key;
+    let key = item.id.key;
     let editorId: JsonRpcId = item.id;
     if (agentRequests.has(key) || withdrawn.has(key)) {
       // A new process reuses ids an earlier one left open at the editor: the editor must not
       // take one for the other, so this one gets an id of its own on the way out.
-      editorId = `cursor-wrap:${generation.number}:${JSON.stringify(item.id)}`;
-      key = idKey(editorId)!;
+      editorId = rpcId(`cursor-wrap:${generation.number}:${item.id.text}`);
+      key = editorId.key;
     }
     const held = heldTurns(sessionId, item.params, generation).filter((turn) => !turn.recovery);
     const request: AgentRequest = {
@@ -1507,7 +1527,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     } else {
       const value = JSON.parse(item.raw.toString("utf8")) as JsonObject;
       const { jsonrpc: _jsonrpc, ...rest } = value;
-      tellEditor({ ...rest, id: editorId });
+      tellEditor({ ...rest, id: editorId } as OwnMessage);
     }
     for (const turn of request.turns) {
       turn.monitor.observe({ type: "activity", eventType: item.method }, at);
@@ -1543,8 +1563,9 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     timer.stop();
     input.off("data", onEditorData);
     input.off("end", onEditorEnd);
-    for (const request of proxyRequests.values()) request.reject(new Error("the proxy ended"));
-    proxyRequests.clear();
+    for (const request of proxyRequests.drain()) request.meta.reject(new Error("the proxy ended"));
+    proxyRequests.stop();
+    editorRequests.stop();
     void Promise.all([...kills]).then(() => {
       record("acp_proxy_end", { exit_code: end.exitCode, summary: end.reason });
       resolveDone(end);

@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createMessageReader, createMessageWriter, type Incoming } from "./transport.js";
+import { createMessageReader, createMessageWriter, type Incoming, parseLine } from "./transport.js";
 
 const messages = fc.array(
   fc.oneof(
@@ -70,8 +70,50 @@ describe("createMessageReader", () => {
         '{"jsonrpc":"2.0","id":1,"method":"a"}\n{"jsonrpc":"2.0","id":"1","method":"a"}\n',
       ),
     );
-    expect(number).toMatchObject({ kind: "request", id: 1, key: "n:1" });
-    expect(text).toMatchObject({ kind: "request", id: "1", key: "s:1" });
+    expect(number).toMatchObject({ kind: "request", id: { value: 1, key: "n:1" } });
+    expect(text).toMatchObject({ kind: "request", id: { value: "1", key: "s:1" } });
+  });
+
+  it("keeps the digits of an id above 2^53, and writes them back exactly", () => {
+    const reader = createMessageReader({ maxLineBytes: 1024 });
+    const [request] = reader.push(
+      Buffer.from('{"jsonrpc":"2.0","id":9007199254740993,"method":"session/prompt"}\n'),
+    );
+    if (request?.kind !== "request") throw new Error("expected a request");
+    expect(request.id).toMatchObject({ text: "9007199254740993", key: "n:9007199254740993" });
+    const stream = new PassThrough();
+    createMessageWriter(stream).send({ id: request.id, result: { stopReason: "cancelled" } });
+    expect(stream.read().toString()).toBe(
+      '{"jsonrpc":"2.0","id":9007199254740993,"result":{"stopReason":"cancelled"}}\n',
+    );
+  });
+
+  it("with the guard, drops a message that follows a line cut short, until the rest of it", () => {
+    const reader = createMessageReader({ maxLineBytes: 1024, guard: true });
+    const items = reader.push(
+      Buffer.from(
+        [
+          '{"jsonrpc":"2.0","method":"session/update","params":{"text":"a',
+          '{"jsonrpc":"2.0","id":7,"method":"fs/write_text_file","params":{}}',
+          'b"}}',
+          '{"jsonrpc":"2.0","method":"session/update","params":{}}',
+          "",
+        ].join("\n"),
+      ),
+    );
+    expect(items.map((item) => (item.kind === "invalid" ? item.reason : item.kind))).toEqual([
+      "truncated",
+      "smuggled",
+      "not-json",
+      "notification",
+    ]);
+    const unguarded = createMessageReader({ maxLineBytes: 1024 });
+    const [, trusted] = unguarded.push(
+      Buffer.from(
+        '{"jsonrpc":"2.0","method":"x","params":{"text":"a\n{"jsonrpc":"2.0","method":"y"}\n',
+      ),
+    );
+    expect(trusted).toMatchObject({ kind: "notification", method: "y" });
   });
 
   it("passes a line above the cap through in pieces, unparsed", () => {
@@ -90,6 +132,23 @@ describe("createMessageReader", () => {
     expect(banner).toMatchObject({ kind: "invalid", reason: "not-json", head: "hello" });
     expect(batch).toMatchObject({ kind: "invalid", reason: "batch" });
     expect(bad).toMatchObject({ kind: "invalid" });
+  });
+});
+
+describe("parseLine", () => {
+  it("gives a response its result, or its error", () => {
+    const read = (text: string) => parseLine(Buffer.from(text), Buffer.from(`${text}\n`), false);
+    expect(read('{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}')).toMatchObject({
+      kind: "response",
+      result: { stopReason: "end_turn" },
+      error: undefined,
+    });
+    expect(
+      read('{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"gone","data":{"a":1}}}'),
+    ).toMatchObject({
+      kind: "response",
+      error: { code: -32603, message: "gone", data: { a: 1 } },
+    });
   });
 });
 
@@ -112,5 +171,15 @@ describe("createMessageWriter", () => {
         resolve();
       }),
     );
+  });
+});
+
+describe("createMessageWriter, at the end of a stream", () => {
+  it("never appends a line of its own to a last line that had no newline", () => {
+    const stream = new PassThrough();
+    const writer = createMessageWriter(stream);
+    writer.forward(Buffer.from('{"jsonrpc":"2.0","method":"last"}'), false);
+    writer.send({ method: "mine", params: {} });
+    expect(stream.read().toString()).toBe('{"jsonrpc":"2.0","method":"last"}');
   });
 });

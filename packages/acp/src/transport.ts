@@ -1,34 +1,37 @@
 // The JSON-RPC plumbing of the ACP proxy, in one place and behind one small interface: lines
 // in (framed byte for byte, classified with exact ids) and lines out (forwarded bytes, or a
-// line of the proxy's own between them). The framing and classification are the MCP proxy's
-// protocol-neutral parts (`@cursor-wrap/jsonrpc`), shared rather than copied; everything ACP
-// means lives elsewhere.
+// line of the proxy's own between them). All of it is `@cursor-wrap/jsonrpc`, the MCP
+// watchdog's too: the reader (with its smuggling guard for the agent's output), the
+// classification, the outbox. This module only puts what it reads in the shape the proxy
+// works with; everything ACP means lives elsewhere.
 
 import type { Writable } from "node:stream";
 import {
-  classifyValue,
-  createLineSplitter,
-  idKey,
+  classifyLine,
+  createMessageReader as createJsonRpcReader,
+  createOutbox,
+  exactId,
+  type JsonRpcError,
+  type JsonRpcId,
   type InvalidReason as JsonRpcInvalidReason,
+  type JsonRpcMessage,
+  messageLine,
+  type ReadItem,
 } from "@cursor-wrap/jsonrpc";
 
-export { idKey };
-
-/** A JSON-RPC id: a number or a string (`null` only in error responses to unparsable requests). */
-export type JsonRpcId = number | string | null;
-
-/** Why a line is not a message the proxy reads: JSON-RPC's reasons, or a batch (ACP has none). */
-export type InvalidReason = JsonRpcInvalidReason | "batch";
+export type { JsonRpcId };
 
 /** A JSON object, as messages and their params are. */
 export type JsonObject = Record<string, unknown>;
 
 /** A JSON-RPC error object. */
-export interface RpcError {
-  code: number;
-  message: string;
-  data?: unknown;
-}
+export type RpcError = JsonRpcError;
+
+/**
+ * Why a line is not a message the proxy reads: JSON-RPC's reasons, a batch (ACP has none), or
+ * `smuggled` (a message from the agent after a line cut short, which may have been inside it).
+ */
+export type InvalidReason = JsonRpcInvalidReason | "batch" | "smuggled";
 
 /** One framed unit from a stream: a whole line (a message, or not one) or a piece of a line too long to parse. */
 export type Incoming =
@@ -38,9 +41,8 @@ export type Incoming =
       raw: Buffer;
       /** The stream ended without a newline after it. */
       unterminated: boolean;
+      /** The id exactly as written (`id.key` tells `1` from `"1"`). */
       id: JsonRpcId;
-      /** The id as a map key: `n:1` and `s:1` are different requests. */
-      key: string;
       method: string;
       params: JsonObject | undefined;
     }
@@ -56,7 +58,6 @@ export type Incoming =
       raw: Buffer;
       unterminated: boolean;
       id: JsonRpcId;
-      key: string;
       /** The result of a success response. */
       result: unknown;
       /** The error of an error response. */
@@ -88,43 +89,32 @@ export interface MessageReader {
   end(): Incoming[];
 }
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** Parse one line (without its terminator) into what it is. Never throws. */
-export function parseLine(line: Buffer, raw: Buffer, unterminated: boolean): Incoming {
-  const invalid = (reason: InvalidReason): Incoming => ({
-    kind: "invalid",
-    raw,
-    unterminated,
-    reason,
-    head: line.subarray(0, 200).toString("utf8"),
-  });
-  let text: string;
-  try {
-    text = decoder.decode(line);
-  } catch {
-    return invalid("not-utf8");
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return invalid("not-json");
-  }
-  const message = classifyValue(value, line);
-  const object = value as JsonObject;
+/** The id of a value the proxy makes up itself (its own requests, a renamed id). */
+export function rpcId(value: string | number): JsonRpcId {
+  return exactId(value, undefined, [])!;
+}
+
+const headOf = (line: Buffer): string => line.subarray(0, 200).toString("utf8");
+
+/** A classified line in the proxy's shape. */
+function incomingOf(
+  message: JsonRpcMessage,
+  line: Buffer,
+  raw: Buffer,
+  unterminated: boolean,
+): Incoming {
   switch (message.kind) {
     case "request":
       return {
         kind: "request",
         raw,
         unterminated,
-        id: message.id.value,
-        key: message.id.key,
+        id: message.id,
         method: message.method,
-        params: isObject(object.params) ? object.params : undefined,
+        params: isObject(message.params) ? message.params : undefined,
       };
     case "notification":
       return {
@@ -134,28 +124,19 @@ export function parseLine(line: Buffer, raw: Buffer, unterminated: boolean): Inc
         method: message.method,
         params: isObject(message.params) ? message.params : undefined,
       };
-    case "response": {
-      const error = isObject(object.error)
-        ? {
-            code: typeof object.error.code === "number" ? object.error.code : 0,
-            message: typeof object.error.message === "string" ? object.error.message : "",
-            ...(Object.hasOwn(object.error, "data") ? { data: object.error.data } : {}),
-          }
-        : undefined;
+    case "response":
       return {
         kind: "response",
         raw,
         unterminated,
-        id: message.id.value,
-        key: message.id.key,
-        result: object.result,
-        error,
+        id: message.id,
+        result: message.result,
+        error: message.error,
       };
-    }
     case "batch":
-      return invalid("batch");
+      return { kind: "invalid", raw, unterminated, reason: "batch", head: headOf(line) };
     case "invalid":
-      return invalid(message.reason);
+      return { kind: "invalid", raw, unterminated, reason: message.reason, head: headOf(line) };
     default: {
       const unreachable: never = message;
       return unreachable;
@@ -163,74 +144,104 @@ export function parseLine(line: Buffer, raw: Buffer, unterminated: boolean): Inc
   }
 }
 
-/** A reader for one stream: lines longer than `maxLineBytes` come out as unparsed pieces. */
-export function createMessageReader(options: { maxLineBytes: number }): MessageReader {
-  const splitter = createLineSplitter({ maxLineBytes: options.maxLineBytes });
-  const convert = (framed: ReturnType<typeof splitter.push>): Incoming[] =>
-    framed.map((item) =>
-      item.kind === "oversize"
-        ? {
-            kind: "oversize",
+/** Read one line (without its terminator) into what it is. Never throws. */
+export function parseLine(line: Buffer, raw: Buffer, unterminated: boolean): Incoming {
+  return incomingOf(classifyLine(line), line, raw, unterminated);
+}
+
+/**
+ * A reader for one stream: lines longer than `maxLineBytes` come out as unparsed pieces. With
+ * `guard` (the agent's output, which is not trusted), a message after a line cut short inside
+ * an object comes out `invalid` (`smuggled`): it may have been inside that line.
+ */
+export function createMessageReader(options: {
+  maxLineBytes: number;
+  guard?: boolean;
+}): MessageReader {
+  const reader = createJsonRpcReader({
+    maxLineBytes: options.maxLineBytes,
+    ...(options.guard ? { guard: true } : {}),
+  });
+  const convert = (items: ReadItem[]): Incoming[] =>
+    items.map((item): Incoming => {
+      switch (item.kind) {
+        case "message":
+          return incomingOf(item.message, item.line, item.raw, item.unterminated);
+        case "dropped":
+          return {
+            kind: "invalid",
             raw: item.raw,
-            first: item.first,
-            final: item.final,
-            bytes: item.bytes,
-          }
-        : parseLine(item.line, item.raw, item.unterminated === true),
-    );
+            unterminated: item.unterminated,
+            reason: item.reason,
+            head: headOf(item.line),
+          };
+        case "oversize":
+          return {
+            kind: "oversize",
+            raw: item.piece.raw,
+            first: item.piece.first,
+            final: item.piece.final,
+            bytes: item.piece.bytes,
+          };
+        default: {
+          const unreachable: never = item;
+          return unreachable;
+        }
+      }
+    });
   return {
-    push: (chunk) => convert(splitter.push(chunk)),
-    end: () => convert(splitter.end()),
+    push: (chunk) => convert(reader.push(chunk)),
+    end: () => convert(reader.end()),
   };
+}
+
+/** A message of the proxy's own: the id, when it has one, is written back exactly. */
+export interface OwnMessage {
+  id?: JsonRpcId;
+  method?: string;
+  params?: unknown;
+  result?: unknown;
+  error?: RpcError;
 }
 
 /** Writes lines to one stream: forwarded bytes, and lines of the proxy's own between them. */
 export interface MessageWriter {
   /** Forward bytes as they came (`whole`: they end a line). */
   forward(bytes: Buffer, whole: boolean): void;
-  /** A message of the proxy's own, written as one line between the lines passing through. */
-  send(message: JsonObject): void;
-  /** The stream is gone (ended, destroyed or failed): writes are dropped. */
-  readonly closed: boolean;
+  /** A message of the proxy's own (or a line made already), written between the lines passing through. */
+  send(message: OwnMessage | string): void;
 }
 
 /**
- * A writer for one stream. `onBlocked` is called when the stream's buffer is full (stop
- * reading what feeds it) and `onDrained` when it empties again, so the proxy never holds more
- * than one pipe's worth for a slow reader.
+ * Queued bytes the writer's outbox is sized for. The proxy does not answer for a slow reader
+ * (it stops reading what feeds it instead, `onBlocked`), so this is never consulted.
+ */
+const QUEUE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A writer for one stream, over `@cursor-wrap/jsonrpc`'s outbox. `onBlocked` is called when
+ * the stream's pipe is full (stop reading what feeds it) and `onDrained` when what waited is
+ * written, so the proxy never holds more than one pipe's worth for a slow reader.
  */
 export function createMessageWriter(
   stream: Writable,
   hooks: { onBlocked?: () => void; onDrained?: () => void } = {},
 ): MessageWriter {
-  let midLine = false;
-  let blocked = false;
-  const queued: string[] = [];
-  const gone = (): boolean => stream.destroyed || stream.writableEnded;
-  const write = (bytes: Buffer | string): void => {
-    if (gone()) return;
-    if (!stream.write(bytes) && !blocked) {
-      blocked = true;
-      hooks.onBlocked?.();
-      stream.once("drain", () => {
-        blocked = false;
-        hooks.onDrained?.();
-      });
-    }
-  };
+  const outbox = createOutbox({
+    stream,
+    maxQueuedBytes: QUEUE_BYTES,
+    ...(hooks.onBlocked ? { onBlocked: hooks.onBlocked } : {}),
+    ...(hooks.onDrained ? { onDrained: hooks.onDrained } : {}),
+  });
   return {
     forward(bytes, whole) {
-      write(bytes);
-      midLine = !whole;
-      if (!midLine) for (const line of queued.splice(0)) write(line);
+      // A line that does not end here (a long one in pieces, or the stream's last without a
+      // newline) goes as pieces, so no line of the proxy's own lands inside it.
+      if (whole && !outbox.midLine) outbox.forward(bytes);
+      else outbox.forwardPiece(bytes, whole);
     },
     send(message) {
-      const line = `${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`;
-      if (midLine) queued.push(line);
-      else write(line);
-    },
-    get closed() {
-      return gone();
+      outbox.insert(typeof message === "string" ? message : messageLine(message));
     },
   };
 }
