@@ -1,9 +1,23 @@
 // The agent the proxy talks to, as the proxy needs it: its stdio, its exit, a staged kill of
-// its whole tree, and samples of what the tree is doing. The default starts it with the
-// supervisor (its own process group, a token every descendant carries); tests pass streams.
+// its whole tree, and samples of what the tree is doing. The default runs it the way
+// cursor-wrap runs every program whose tree it answers for (the supervisor's
+// `spawnProcessGroup`: its own process group and session, a token on every process, its stdin
+// kept open, the sentinel, the staged kill); tests pass streams.
 
 import type { Readable, Writable } from "node:stream";
-import { type AgentProcess, type KillStep, start, type TreeSample } from "@cursor-wrap/supervisor";
+import {
+  AgentSpawnError,
+  createTreeSampler,
+  DEFAULT_DRAIN_GRACE_MS,
+  DEFAULT_KILL_GRACE_MS,
+  findExecutable,
+  type KillStep,
+  spawnProcessGroup,
+  startTreeSentinel,
+  type TreeSample,
+  type TreeSampler,
+  type TreeSentinel,
+} from "@cursor-wrap/supervisor";
 
 /** How an agent process ended. */
 export interface AgentExit {
@@ -47,41 +61,90 @@ export interface SupervisedAgentOptions {
   args: readonly string[];
   env?: NodeJS.ProcessEnv;
   cwd?: string;
-  /** Time between SIGTERM and SIGKILL when its tree is killed, ms. */
+  /** Time between SIGTERM and SIGKILL when its tree is killed, ms. Default 3 s. */
   killGraceMs?: number;
-  /** How long its output may stay open after it exits, ms. */
+  /**
+   * How long its output may stay open after it exits (held by a process it started), ms;
+   * then the pipes are let go. Default 2 s.
+   */
   drainGraceMs?: number;
+  /**
+   * Guard each agent's tree with the supervisor's sentinel, so that a SIGKILL of this process
+   * still ends it. Default true.
+   */
+  sentinel?: boolean;
   /** Called with each process once started (e.g. to record its token). */
-  onStart?: (agent: AgentProcess) => void;
+  onStart?: (agent: { pid: number; token: string }) => void;
 }
 
 /**
  * Start the agent with the supervisor: in a process group of its own, with a token in the
- * environment of every process it starts, so its whole tree can be sampled and killed.
+ * environment of every process it starts, so its whole tree can be sampled and killed; when it
+ * exits by itself, what it left running in its tree is stopped too.
  */
 export function supervisedAgent(options: SupervisedAgentOptions): AcpAgentLauncher {
+  const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const drainGraceMs = options.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS;
+  // One sentinel for every agent process of this launcher (restarts included).
+  let sentinel: TreeSentinel | undefined;
   return async () => {
-    const agent = await start({
-      bin: options.bin,
+    const env = options.env ?? process.env;
+    const cwd = options.cwd ?? process.cwd();
+    // A missing binary is said before anything is spawned, as the run path says it.
+    const found = findExecutable(options.bin, env, cwd);
+    if (found.path === undefined) {
+      const detail =
+        found.reason === "EACCES"
+          ? `${found.denied} is not executable`
+          : options.bin.includes("/")
+            ? "no such file"
+            : "not found on PATH";
+      throw new AgentSpawnError(options.bin, found.reason, detail);
+    }
+    if (options.sentinel !== false) sentinel ??= startTreeSentinel({ killGraceMs });
+    const group = spawnProcessGroup({
+      command: found.path,
       args: options.args,
-      ...(options.env === undefined ? {} : { env: options.env }),
-      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-      ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
-      ...(options.drainGraceMs === undefined ? {} : { drainGraceMs: options.drainGraceMs }),
+      cwd,
+      env,
+      stderr: "pipe",
+      killGraceMs,
+      ...(sentinel ? { sentinel } : {}),
     });
-    options.onStart?.(agent);
+    try {
+      await group.spawned;
+    } catch (error) {
+      const cause = error as NodeJS.ErrnoException;
+      throw new AgentSpawnError(options.bin, cause.code, cause.message, { cause });
+    }
+    const pid = group.pid!;
+    options.onStart?.({ pid, token: group.token });
+    void group.exited.then(() => {
+      // Helpers in its group, or a `setsid` grandchild with its token, go with it.
+      void group.stop();
+      // A process it started may hold its output open: let the pipes go after the grace.
+      const release = setTimeout(() => {
+        group.stdout.destroy();
+        group.stderr?.destroy();
+      }, drainGraceMs);
+      release.unref();
+      group.stdout.once("close", () => clearTimeout(release));
+    });
+    let sampler: TreeSampler | undefined;
     return {
-      pid: agent.pid,
-      // Started without a prompt, the supervisor leaves stdin open: it is always there.
-      stdin: agent.stdin!,
-      stdout: agent.stdout,
-      stderr: agent.stderr,
-      exited: agent.exited,
-      async kill(reason) {
-        const report = await agent.kill(reason);
+      pid,
+      stdin: group.stdin,
+      stdout: group.stdout,
+      stderr: group.stderr ?? undefined,
+      exited: group.exited,
+      async kill() {
+        const report = await group.stop();
         return { steps: report.steps, survivors: report.survivors };
       },
-      sampleTree: () => agent.sampleTree(),
+      sampleTree() {
+        sampler ??= createTreeSampler(pid, group.token);
+        return sampler.sample();
+      },
     };
   };
 }
