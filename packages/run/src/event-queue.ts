@@ -1,3 +1,5 @@
+import { RunUsageError } from "./errors.js";
+
 /**
  * Items handed from a producer to one async iterator, in order: the producer pushes and ends;
  * the reader awaits. Nothing is dropped; the reader sees everything pushed before `end()`.
@@ -32,7 +34,7 @@ export function createEventQueue<Item>(onReturn: () => Promise<void>): EventQueu
     },
     [Symbol.asyncIterator](): AsyncIterator<Item> {
       // One reader: a second would split the events between the two.
-      if (iterating) throw new TypeError("the events of a run can be read only once");
+      if (iterating) throw new RunUsageError("the events of a run can be read only once");
       iterating = true;
       let done = false;
       return {

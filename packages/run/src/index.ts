@@ -12,6 +12,7 @@ export type { GaveUp, NextStep, Recovery, SessionState } from "./decide-after-tu
 export { decideAfterTurn } from "./decide-after-turn.js";
 export type { CancelReason, Ending } from "./ending.js";
 export { EXIT, endingFlags, endingOfCancel, exitCodeOf, signalExitCode } from "./ending.js";
+export { RunUsageError } from "./errors.js";
 export { failureMessage, recoveryHint } from "./failure-message.js";
 export { createBufferFreer, exposedCollector, LARGE_LINE_BYTES } from "./free-forwarded-buffers.js";
 export type { FinalVerdict, RecordFields, RecordName, RecordSpec } from "./log-records.js";

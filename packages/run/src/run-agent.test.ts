@@ -13,6 +13,7 @@ import {
   type PromptInput,
   type RunAgentOptions,
   type RunEvent,
+  RunUsageError,
   runAgent,
 } from "./index.js";
 import { parseTurnInput } from "./turn-input.js";
@@ -295,6 +296,16 @@ describe("runAgent", () => {
   });
 
   it("refuses options with neither or both of prompt and prompts", () => {
-    expect(() => runAgent({ agentBin: fakeAgentBin })).toThrow(TypeError);
+    expect(() => runAgent({ agentBin: fakeAgentBin })).toThrow(RunUsageError);
+    expect(() =>
+      runAgent({ prompt: "x", prompts: { next: async () => ({ kind: "eof" }), close() {} } }),
+    ).toThrow(/either `prompt` or `prompts`/);
+  });
+
+  it("its events can be read once", async () => {
+    const run = fakeRun("quick", { events: "none" });
+    run[Symbol.asyncIterator]();
+    expect(() => run[Symbol.asyncIterator]()).toThrow(RunUsageError);
+    await run.result;
   });
 });

@@ -18,6 +18,7 @@ import { type AgentArgument, turnArgs } from "./agent-args.js";
 import { findAgentBinary } from "./agent-binary.js";
 import type { DrainableOutput, StderrMode, StderrShow } from "./agent-output.js";
 import type { CancelReason } from "./ending.js";
+import { RunUsageError } from "./errors.js";
 import { createEventQueue } from "./event-queue.js";
 import { writeRecord } from "./log-records.js";
 import { discardingLog } from "./no-log.js";
@@ -279,7 +280,7 @@ function openLog(option: RunLogOption | undefined): { log: SessionLog; owned: bo
  */
 export function runAgent(options: RunAgentOptions): AgentRun {
   if ((options.prompt === undefined) === (options.prompts === undefined)) {
-    throw new TypeError("runAgent: give either `prompt` or `prompts`");
+    throw new RunUsageError("runAgent: give either `prompt` or `prompts`");
   }
   const host = options.host ?? {};
   const selection = options.events ?? "all";
