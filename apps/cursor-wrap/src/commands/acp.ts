@@ -11,7 +11,7 @@ import {
   supervisedAgent,
 } from "@cursor-wrap/acp";
 import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
-import { findAgentBinary } from "../agent/agent-binary.js";
+import { findAgentBinary } from "@cursor-wrap/run";
 import { type MonitorThresholds, monitorOptions } from "../options/resolve.js";
 import type { RunOptions } from "../options/run-options.js";
 import { printError } from "../print-error.js";

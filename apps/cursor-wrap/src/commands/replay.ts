@@ -14,7 +14,7 @@ import {
   simulate,
   type TimedSignal,
 } from "@cursor-wrap/monitor";
-import { RECORDS, type RecordFields, type RecordName } from "../log-records.js";
+import { RECORDS, type RecordFields, type RecordName } from "@cursor-wrap/run";
 import {
   MONITOR_KEYS,
   type MonitorThresholds,
