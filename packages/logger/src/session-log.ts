@@ -46,7 +46,22 @@ export interface SessionLogOptions {
   rotateBytes?: number;
   /** Fields written at the head of every new file after a rotation (what names the log's run). */
   carry?: Fields;
+  /**
+   * Told of each record once it is written (see {@link RecordTap}): every record but the raw
+   * lines of agent stdout and the JSON lines mirrored on its stderr. Default: none, and then
+   * nothing is done for it.
+   */
+  onRecord?: RecordTap;
 }
+
+/**
+ * A reader of the log as it is written: `message` is the record's name (`session_start`,
+ * `hang_detected`, `agent_stderr`, `session_end`, …) and `record` the record as it stands in the
+ * file (parsed back, so redacted as the file is, with `level`, `time` and `ts`). Called
+ * synchronously after the record is written; whatever it throws is dropped, so a tap can never
+ * break the log.
+ */
+export type RecordTap = (message: string, record: Readonly<Record<string, unknown>>) => void;
 
 /**
  * How a session ended: the fields of the final `session_end` record (snake_case, as written)
@@ -201,6 +216,23 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     consoleOptions.stream.write(shouldRedact ? redact(line) : line);
   };
 
+  const onRecord = options.onRecord;
+  /** Hand the tap each record of `text` (whole lines, as written). */
+  const tapLines = (text: string): void => {
+    if (!onRecord) return;
+    let start = 0;
+    for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
+      const line = text.slice(start, end);
+      start = end + 1;
+      try {
+        const record = JSON.parse(line) as Record<string, unknown>;
+        onRecord(String(record.msg), record);
+      } catch {
+        // A tap's failure is its own: the log goes on.
+      }
+    }
+  };
+
   const openDurable = (fd: number, path: string) =>
     createDurableFile({
       fd,
@@ -272,6 +304,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
       file.write([Buffer.from(line, "utf8")]);
       printConsole(this.lastLevel, this.lastMsg, this.lastObj);
       rotateIfNeeded();
+      if (onRecord) tapLines(line);
     },
   };
   const logger = pino(
@@ -317,14 +350,19 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     stderrAll(events) {
       if (closed || events.length === 0) return;
       let records = "";
+      // The lines people would read (not the events the agent mirrors on stderr), for the tap.
+      let tapped = "";
       for (const event of events) {
-        records += stderrRecords.encode(event);
+        const record = stderrRecords.encode(event);
+        records += record;
         if (event.kind !== "json") {
+          if (onRecord) tapped += record;
           const text = event.kind === "text" ? event.text : event.line.toString("utf8");
           printConsole(LEVELS.warn, "agent_stderr", { summary: text });
         }
       }
       file.write([Buffer.from(records, "utf8")]);
+      if (tapped) tapLines(tapped);
     },
 
     decision(message, fields = {}, level = "info", options = {}) {
