@@ -82,7 +82,11 @@ export interface RecordFields {
     timeout_ms: number | undefined;
     background: boolean | undefined;
   };
-  tool_call_closed: { call_id: string };
+  /**
+   * `outcome`: the key of the call's result (`success`, `rejected`, `permissionDenied`, `error`,
+   * …; `none` without one), so denied and failed calls can be counted from the log.
+   */
+  tool_call_closed: { call_id: string; outcome?: string | undefined };
   /** A tolerated oddity in the stream; `nth` counts this code's warnings in the turn. */
   monitor_warning: { code: string; call_id: string | undefined; summary: string; nth: number };
   /** Agent stderr lines counted instead of shown while the wrapper's stderr was behind. */

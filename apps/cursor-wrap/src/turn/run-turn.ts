@@ -1,5 +1,10 @@
 import { dirname } from "node:path";
-import { type AgentEvent, SUPPORTED_PROTOCOL_VERSIONS, toMonitorSignal } from "@cursor-wrap/events";
+import {
+  type AgentEvent,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  toMonitorSignal,
+  toolOutcome,
+} from "@cursor-wrap/events";
 import type { Formatter } from "@cursor-wrap/format";
 import type { SessionLog } from "@cursor-wrap/logger";
 import {
@@ -318,7 +323,7 @@ function observeEvent(
       });
       return true;
     case "toolEnd":
-      writeRecord(log, "tool_call_closed", { call_id: signal.id });
+      writeRecord(log, "tool_call_closed", { call_id: signal.id, outcome: toolOutcome(event) });
       if (signal.background) {
         writeRecord(log, "background_work_started", {
           call_id: signal.id,
