@@ -346,6 +346,8 @@ describe("openSessionLog", () => {
     log.close({ outcome: "hang", flagged: true, exit_code: 0 });
     expect(log.path).toBe(join(dir, "cursor-wrap-2026-11-22T12-05-01-123Z-s1.flagged.jsonl"));
     expect(readdirSync(dir)).toEqual(["cursor-wrap-2026-11-22T12-05-01-123Z-s1.flagged.jsonl"]);
+    // Its last record names the file as it ends up.
+    expect(records(log.path).at(-1)).toMatchObject({ msg: "session_end", log_path: log.path });
   });
 
   it("logs stderr: JSON lines at debug, anything else at warn", () => {

@@ -400,22 +400,34 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
 
     close(end) {
       if (closed) return;
-      const record: SessionEnd & { incomplete: boolean; failed_writes: number } = {
-        ...end,
-        incomplete: file.incomplete,
-        failed_writes: file.failedWrites,
+      const tagsNow = (): LogTag[] => [
+        ...(end.flagged ? (["flagged"] as const) : []),
+        ...(file.incomplete ? (["incomplete"] as const) : []),
+      ];
+      const flag = (tags: LogTag[]): void => {
+        // The flag only helps `logs --flagged`; if the rename fails the log itself is complete.
+        if (tags.length === 0) return;
+        file.rename(
+          join(dirname(file.path), logFileName({ kind, startedAt, sessionId: sessionPart, tags })),
+        );
       };
+      // Renamed before its last record, so that record (and whatever reads it as it is
+      // written, such as a run report) names the file the log ends up in.
+      const tags = tagsNow();
+      flag(tags);
+      const record: SessionEnd & { incomplete: boolean; failed_writes: number; log_path: string } =
+        {
+          ...end,
+          incomplete: file.incomplete,
+          failed_writes: file.failedWrites,
+          log_path: file.path,
+        };
       logger.debug(record, "session_end");
       file.close();
       closed = true;
-      const tags: LogTag[] = [];
-      if (end.flagged) tags.push("flagged");
-      if (file.incomplete) tags.push("incomplete");
-      if (tags.length === 0) return;
-      // The flag only helps `logs --flagged`; if the rename fails the log itself is complete.
-      file.rename(
-        join(dirname(file.path), logFileName({ kind, startedAt, sessionId: sessionPart, tags })),
-      );
+      // The last record itself could not be written: the name says so too.
+      const after = tagsNow();
+      if (after.length !== tags.length) flag(after);
     },
   };
 
