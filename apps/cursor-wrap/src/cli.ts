@@ -29,11 +29,45 @@ export const VERSION: string =
   typeof CURSOR_WRAP_VERSION === "string" ? CURSOR_WRAP_VERSION : "0.0.0-dev";
 
 /** cursor-wrap's own commands; any other first word is a prompt or the agent's subcommand. */
-const OWN_COMMANDS: ReadonlySet<string> = new Set(["logs", "replay", "demo"]);
+const OWN_COMMANDS: ReadonlySet<string> = new Set(["logs", "replay", "demo", "acp"]);
 
 /** The run flags `logs` and `replay` take too. */
 const LOGS_KEYS = ["logDir"] as const satisfies readonly FlagKey[];
 const REPLAY_KEYS = MONITOR_KEYS;
+/** The run flags `acp` takes: a prompt turn under ACP is watched as a print-mode turn is. */
+const ACP_KEYS = [
+  ...MONITOR_KEYS,
+  "killGraceMs",
+  "drainGraceMs",
+  "maxHangRetries",
+  "agentBin",
+  "logDir",
+  "logLevel",
+  "logRetentionMs",
+  "redact",
+  "parseCap",
+] as const satisfies readonly FlagKey[];
+/**
+ * What the run flags mean under `acp`, where that is not what they mean for a print-mode turn:
+ * the time an agent gets to finish after it was told to stop is the grace after
+ * `session/cancel`; the retries after hangs are restarts of the agent; setup requests wait for
+ * MCP servers to start, as a print-mode run's first output does.
+ */
+const ACP_FLAG_HELP: Partial<Record<FlagKey, string>> = {
+  exitGraceMs:
+    'Time the agent gets to end a turn after session/cancel; then cursor-wrap answers the prompt "cancelled" itself (off: never)',
+  maxHangRetries:
+    "Restarts of the agent in a row without a completed turn; after that every request is answered with why",
+  firstOutputMs:
+    "Time a request other than a prompt (initialize, session/new, …) has to be answered (start-up waits for MCP servers; off: never)",
+  toolTimeouts:
+    "Allowance per ACP tool kind (read, edit, search, execute, fetch, think, mcp, …) for calls that declare no timeout",
+  killGraceMs: "Time between SIGTERM and SIGKILL when killing a parked agent's process tree",
+  drainGraceMs:
+    "How long an agent's stdout may stay open after it exits (held by a process it started)",
+  agentBin: "The Cursor CLI whose `acp` subcommand runs (unless a command follows --)",
+  logDir: "Directory of the ACP proxy's log (cursor-wrap-acp-…)",
+};
 const flagsOf = (keys: readonly FlagKey[]): AnyFlag[] => keys.map((key) => flagFor(key) as AnyFlag);
 
 /** The command a command line names, if it is one of cursor-wrap's own. */
@@ -69,9 +103,10 @@ function rawValue(args: readonly string[], name: string): string | undefined {
 function declare(
   command: ReturnType<ReturnType<typeof cac>["command"]>,
   flags: readonly AnyFlag[],
+  descriptions: Partial<Record<FlagKey, string>> = {},
 ): void {
   for (const definition of flags) {
-    command.option(flagSyntax(definition), flagHelp(definition));
+    command.option(flagSyntax(definition), flagHelp(definition, descriptions[definition.key]));
     if (definition.negated === undefined) continue;
     command.option(`--no-${definition.name}`, definition.negated);
     // cac gives a --no- option the default true and says so, which reads as if the --no- form
@@ -230,6 +265,26 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
       );
     });
 
+  const acp = cli
+    .command(
+      "acp",
+      "ACP watchdog: run Cursor's `agent acp` (or the command after --) for an editor, watching every prompt turn and recovering a hung one",
+    )
+    .example("cursor-wrap acp --idle-timeout 2m --tool-timeout fetch=5m")
+    .example("cursor-wrap acp -- ~/.local/bin/agent --api-key KEY acp");
+  declare(acp, flagsOf(ACP_KEYS), ACP_FLAG_HELP);
+  acp.action(async () => {
+    const { given } = parseCommandLine(argv, { strict: false });
+    const options = resolveOptions(ACP_KEYS, { given, env });
+    const dashDash = argv.indexOf("--");
+    const { acpCommand } = await import("./commands/acp.js");
+    return acpCommand(
+      { ...options, agentCommand: dashDash === -1 ? [] : argv.slice(dashDash + 1) },
+      io,
+      env,
+    );
+  });
+
   cli
     .command(
       "demo",
@@ -272,6 +327,7 @@ function cacMessage(message: string, args: readonly string[]): string {
     "json",
     ...(command === "logs" ? ["flagged", ...flagsOf(LOGS_KEYS).map((flag) => flag.name)] : []),
     ...(command === "replay" ? ["tail", ...flagsOf(REPLAY_KEYS).map((flag) => flag.name)] : []),
+    ...(command === "acp" ? flagsOf(ACP_KEYS).map((flag) => flag.name) : []),
   ];
   const suggestion = suggestFlag(kebab, known);
   return `unknown option ${kebab.length > 1 ? "--" : "-"}${kebab}${suggestion ? ` (did you mean --${suggestion}?)` : ""}`;
@@ -316,7 +372,7 @@ export async function runCli(
   try {
     if (ownCommandOf(args) === undefined) return await runMain(args, io, env);
     // `cursor-wrap logs show … | head`: a reader that has seen enough is no error. Nor is a
-    // closed terminal (EIO) under `mcp proxy`: its log keeps what could not be shown.
+    // closed terminal (EIO) under `mcp proxy` or `acp`: its log keeps what could not be shown.
     io.stdout.on("error", () => {});
     io.stderr.on("error", () => {});
     const cli = createCli(args, io, env);

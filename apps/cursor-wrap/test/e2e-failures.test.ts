@@ -268,12 +268,24 @@ describe("the command line", () => {
       expect(mcpHelp).toContain(option);
     }
     expect(mcpHelp).not.toContain("Commands:");
-    for (const command of [["mcp"], ["logs"], ["replay"], ["demo"]]) {
+    for (const command of [["mcp"], ["logs"], ["replay"], ["demo"], ["acp"]]) {
       const own = (await run([...command, "--help"], { defaults: false })).stdout.toString();
       expect(own, command[0]).toContain(`$ cursor-wrap ${command[0]}`);
       expect(own, command[0]).not.toContain("cursor-agent's flags and subcommands");
       expect(own, command[0]).not.toContain("Exit codes:");
     }
+  });
+
+  it("says what the run flags `acp` reuses mean under ACP", async () => {
+    const help = (await run(["acp", "--help"], { defaults: false })).stdout.toString();
+    const lineOf = (flag: string) => help.split("\n").find((line) => line.trim().startsWith(flag));
+    expect(lineOf("--exit-grace")).toContain("after session/cancel");
+    expect(lineOf("--exit-grace")).toContain('answers the prompt "cancelled"');
+    expect(lineOf("--max-hang-retries")).toContain("Restarts of the agent in a row");
+    expect(lineOf("--first-output-timeout")).toContain("other than a prompt (initialize");
+    expect(lineOf("--tool-timeout")).toContain("ACP tool kind");
+    expect(lineOf("--idle-timeout")).toContain("(default: 60s; env CURSOR_WRAP_IDLE_TIMEOUT)");
+    expect(help).not.toContain("after its result before it is killed");
   });
 });
 

@@ -12,6 +12,7 @@ export { createLineSplitter, KEPT_BYTES } from "./line-splitter.js";
 export type {
   InvalidReason,
   JsonRpcBatch,
+  JsonRpcError,
   JsonRpcId,
   JsonRpcInvalid,
   JsonRpcMessage,
@@ -26,6 +27,8 @@ export {
   exactId,
   idKey,
   JSON_RPC_ERRORS,
+  loggedId,
+  messageLine,
   notificationLine,
 } from "./message.js";
 export type {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyLine, errorResponse, idKey } from "./message.js";
+import { classifyLine, errorResponse, idKey, loggedId, messageLine } from "./message.js";
 
 const line = (value: unknown) => Buffer.from(JSON.stringify(value));
 
@@ -26,10 +26,20 @@ describe("classifyLine", () => {
       kind: "response",
       id: { value: 1, text: "1", key: "n:1" },
       isError: false,
+      result: {},
     });
     expect(
       classifyLine(line({ jsonrpc: "2.0", id: 2, error: { code: -32601, message: "x" } })),
-    ).toMatchObject({ errorCode: -32601, isError: true });
+    ).toEqual({
+      kind: "response",
+      id: { value: 2, text: "2", key: "n:2" },
+      errorCode: -32601,
+      isError: true,
+      error: { code: -32601, message: "x" },
+    });
+    expect(
+      classifyLine(line({ jsonrpc: "2.0", id: 3, error: { message: 7, data: { why: "no" } } })),
+    ).toMatchObject({ isError: true, error: { code: 0, message: "", data: { why: "no" } } });
     expect(idKey(1)).not.toBe(idKey("1"));
   });
 
@@ -102,5 +112,32 @@ describe("errorResponse", () => {
       id: "a",
       error: { code: -32001, message: "late", data: { tool: "t" } },
     });
+  });
+});
+
+describe("messageLine", () => {
+  it("writes a message of one's own, its id exactly as the peer wrote it", () => {
+    const message = classifyLine(
+      Buffer.from('{"jsonrpc":"2.0","id":9007199254740993,"method":"x"}'),
+    );
+    if (message.kind !== "request") throw new Error("expected a request");
+    expect(messageLine({ id: message.id, result: { stopReason: "cancelled" } })).toBe(
+      '{"jsonrpc":"2.0","id":9007199254740993,"result":{"stopReason":"cancelled"}}\n',
+    );
+    expect(messageLine({ method: "session/cancel", params: { sessionId: "s" } })).toBe(
+      '{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}\n',
+    );
+    expect(messageLine({ id: null, error: { code: -32700, message: "parse error" } })).toBe(
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}\n',
+    );
+    expect(messageLine({})).toBe('{"jsonrpc":"2.0"}\n');
+  });
+
+  it("logs an id as its value, or as its digits when the value cannot hold them", () => {
+    const big = classifyLine(Buffer.from('{"jsonrpc":"2.0","id":12345678901234567890,"result":1}'));
+    const small = classifyLine(Buffer.from('{"jsonrpc":"2.0","id":"a","result":1}'));
+    if (big.kind !== "response" || small.kind !== "response") throw new Error("expected responses");
+    expect(loggedId(big.id)).toBe("12345678901234567890");
+    expect(loggedId(small.id)).toBe("a");
   });
 });

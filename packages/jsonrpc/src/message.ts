@@ -32,6 +32,13 @@ export interface JsonRpcNotification {
   params: Record<string, unknown> | unknown[] | undefined;
 }
 
+/** The `error` of an error response, as read. */
+export interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
 /** A response: the id of the request it answers, and an error code when it is an error. */
 export interface JsonRpcResponse {
   kind: "response";
@@ -40,6 +47,13 @@ export interface JsonRpcResponse {
   errorCode?: number;
   /** It carries `error` rather than `result`. */
   isError: boolean;
+  /** The `result` of a success response read whole (not of a line too long to parse). */
+  result?: unknown;
+  /**
+   * The `error` of an error response read whole, when it is an object (`code` 0 and `message`
+   * empty where they are missing or not a number and a string).
+   */
+  error?: JsonRpcError;
 }
 
 /** A batch (an array): MCP never sends one; the ids of the requests in it, to answer them. */
@@ -146,8 +160,16 @@ export function classifyValue(value: unknown, line?: Uint8Array): JsonRpcMessage
     const id = exactId(value.id, line, ["id"]);
     if (id === undefined) return { kind: "invalid", reason: "neither-request-nor-response" };
     const response: JsonRpcResponse = { kind: "response", id, isError };
-    if (isObject(value.error) && typeof value.error.code === "number") {
-      response.errorCode = value.error.code;
+    if (isObject(value.error)) {
+      const { code, message } = value.error;
+      if (typeof code === "number") response.errorCode = code;
+      response.error = {
+        code: typeof code === "number" ? code : 0,
+        message: typeof message === "string" ? message : "",
+        ...(Object.hasOwn(value.error, "data") ? { data: value.error.data } : {}),
+      };
+    } else if (!isError) {
+      response.result = value.result;
     }
     return response;
   }
@@ -190,6 +212,31 @@ export function errorResponse(
   const error = JSON.stringify({ code, message, ...(data === undefined ? {} : { data }) });
   return `{"jsonrpc":"2.0","id":${id === null ? "null" : id.text},"error":${error}}\n`;
 }
+
+/**
+ * A message of one's own as one line: `jsonrpc`, then the id written back exactly (its `text`),
+ * then the other members in the order given.
+ */
+export function messageLine(message: {
+  id?: JsonRpcId | null;
+  method?: string;
+  params?: unknown;
+  result?: unknown;
+  error?: JsonRpcError;
+}): string {
+  const { id, ...rest } = message;
+  const body = JSON.stringify(rest);
+  if (id === undefined) return `{"jsonrpc":"2.0"${body === "{}" ? "" : `,${body.slice(1, -1)}`}}\n`;
+  const idText = id === null ? "null" : id.text;
+  return `{"jsonrpc":"2.0","id":${idText}${body === "{}" ? "" : `,${body.slice(1, -1)}`}}\n`;
+}
+
+/**
+ * An id as a log record holds it: its value, or its exact text when it is a number `JSON.parse`
+ * cannot hold (a reader of the log must not see a rounded id).
+ */
+export const loggedId = (id: JsonRpcId): unknown =>
+  typeof id.value === "number" && !Number.isSafeInteger(id.value) ? id.text : id.value;
 
 /** A notification, as one line. */
 export function notificationLine(method: string, params?: Record<string, unknown>): string {

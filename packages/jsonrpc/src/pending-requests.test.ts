@@ -68,4 +68,17 @@ describe("createPendingRequests", () => {
     vi.advanceTimersByTime(1_000);
     expect(expired).toEqual([]);
   });
+
+  it("lists what is waited on, oldest first, and a request with no timeout never expires", () => {
+    const { pending, expired } = table();
+    pending.add("n:1", { method: "session/prompt" }, { timeoutMs: Number.POSITIVE_INFINITY });
+    pending.add("n:2", { method: "initialize" }, { timeoutMs: 100 });
+    expect(pending.values().map((request) => request.meta.method)).toEqual([
+      "session/prompt",
+      "initialize",
+    ]);
+    vi.advanceTimersByTime(10_000_000);
+    expect(expired.map(([key]) => key)).toEqual(["n:2"]);
+    expect(pending.values().map((request) => request.key)).toEqual(["n:1"]);
+  });
 });

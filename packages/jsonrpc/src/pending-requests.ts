@@ -47,6 +47,8 @@ export interface PendingRequests<Meta> {
    */
   add(key: string, meta: Meta, timing: { timeoutMs: number; capMs?: number }): PendingRequest<Meta>;
   get(key: string): PendingRequest<Meta> | undefined;
+  /** Every request being waited on, oldest first (a snapshot: the table may change meanwhile). */
+  values(): PendingRequest<Meta>[];
   /** The answer came: stop waiting (returns the request, if it was waited on). */
   settle(key: string): PendingRequest<Meta> | undefined;
   /** A sign of life: its timeout starts again from now (within its cap). */
@@ -127,6 +129,7 @@ export function createPendingRequests<Meta>(
       return request;
     },
     get: (key) => requests.get(key),
+    values: () => [...requests.values()],
     settle(key) {
       const request = requests.get(key);
       if (request) requests.delete(key);

@@ -6,8 +6,11 @@ import { basename } from "node:path";
  */
 export type LogTag = "flagged" | "incomplete" | "rotated";
 
-/** What a log records: a cursor-wrap session, or one MCP proxy (`cursor-wrap mcp proxy`). */
-export type LogKind = "session" | "mcp";
+/**
+ * What a log records: a cursor-wrap session, one MCP proxy (`cursor-wrap mcp proxy`), or one
+ * ACP proxy between an editor and the agent (`cursor-wrap acp`).
+ */
+export type LogKind = "session" | "mcp" | "acp";
 
 /** What a log file's name says. */
 export interface LogFileName {
@@ -21,11 +24,12 @@ export interface LogFileName {
 }
 
 const PATTERN =
-  /^cursor-wrap-(?:(mcp)-)?(\d{4})-(\d{2})-(\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z-(.+?)((?:\.flagged|\.incomplete|\.rotated)*)\.jsonl$/;
+  /^cursor-wrap-(?:(mcp|acp)-)?(\d{4})-(\d{2})-(\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z-(.+?)((?:\.flagged|\.incomplete|\.rotated)*)\.jsonl$/;
 
 /**
  * `cursor-wrap-<start>-<session>[.flagged][.incomplete][.rotated].jsonl` (an MCP proxy's log:
- * `cursor-wrap-mcp-<start>-<server>…`), start as `2026-11-22T12-05-01-123Z`.
+ * `cursor-wrap-mcp-<start>-<server>…`, an ACP proxy's: `cursor-wrap-acp-<start>-<session>…`),
+ * start as `2026-11-22T12-05-01-123Z`.
  */
 export function logFileName(name: LogFileName): string {
   const start = new Date(name.startedAt).toISOString().replace(/:/g, "-").replace(".", "-");
@@ -33,7 +37,7 @@ export function logFileName(name: LogFileName): string {
     .sort()
     .map((tag) => `.${tag}`)
     .join("");
-  const kind = name.kind === "mcp" ? "mcp-" : "";
+  const kind = name.kind === "mcp" || name.kind === "acp" ? `${name.kind}-` : "";
   return `cursor-wrap-${kind}${start}-${name.sessionId}${tags}.jsonl`;
 }
 
@@ -43,7 +47,7 @@ export function parseLogFileName(path: string): LogFileName | undefined {
   if (!match) return undefined;
   const [, kind, year, month, day, hour, minute, second, millisecond, sessionId, tags] = match;
   return {
-    kind: kind === "mcp" ? "mcp" : "session",
+    kind: kind === "mcp" || kind === "acp" ? kind : "session",
     startedAt: Date.UTC(
       Number(year),
       Number(month) - 1,

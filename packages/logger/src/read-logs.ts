@@ -43,6 +43,8 @@ export interface SessionSummary {
   /** The agent's version at the session's last turn, when it was known. */
   agentVersion?: string;
   sizeBytes: number;
+  /** `acp`: the log of an ACP proxy (`cursor-wrap acp`) rather than of a cursor-wrap run. */
+  kind?: "acp";
 }
 
 function readTail(path: string, bytes: number): string {
@@ -58,7 +60,10 @@ function readTail(path: string, bytes: number): string {
   }
 }
 
-/** The session logs in `dir`, newest first, summarised from their names and final records. */
+/**
+ * The session logs in `dir` (cursor-wrap runs and ACP proxies; MCP proxies are listed by
+ * {@link listMcpLogs}), newest first, summarised from their names and final records.
+ */
 export function listSessions(dir: string): SessionSummary[] {
   let names: string[];
   try {
@@ -81,6 +86,7 @@ export function listSessions(dir: string): SessionSummary[] {
       truncated: false,
       sizeBytes: 0,
     };
+    if (parsed.kind === "acp") summary.kind = "acp";
     try {
       summary.sizeBytes = statSync(path).size;
       const tail = readTail(path, 256 * 1024);

@@ -126,6 +126,18 @@ describe("openSessionLog", () => {
     expect(current.at(-2)).toMatchObject({ index: 399 });
   });
 
+  it("names an ACP proxy's log apart and lists it with the sessions, marked as one", () => {
+    const log = open({ kind: "acp", name: "acp" });
+    log.setSessionId("sess-1");
+    log.close({ outcome: "completed", flagged: false, exit_code: 0, session_id: "sess-1" });
+    expect(log.path).toBe(join(dir, "cursor-wrap-acp-2026-11-22T12-05-01-123Z-sess-1.jsonl"));
+    expect(parseLogFileName(log.path)?.kind).toBe("acp");
+    expect(listSessions(dir)).toMatchObject([
+      { path: log.path, sessionId: "sess-1", outcome: "completed", kind: "acp" },
+    ]);
+    expect(listMcpLogs(dir)).toEqual([]);
+  });
+
   it("never lets two instances of one session started in the same millisecond share a file", () => {
     const first = open();
     const second = open();

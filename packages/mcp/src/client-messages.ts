@@ -6,13 +6,14 @@
 import {
   errorResponse,
   type JsonRpcId,
+  loggedId,
   type OversizePiece,
   pathKey,
   type ReadItem,
   type Ticket,
   type ValidMessage,
 } from "@cursor-wrap/jsonrpc";
-import { answerGone, errorData, forgetProgress, type LinkState, loggedId } from "./link-state.js";
+import { answerGone, errorData, forgetProgress, type LinkState } from "./link-state.js";
 import {
   BATCH_REJECTED_CODE,
   cancelledId,

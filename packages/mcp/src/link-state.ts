@@ -57,10 +57,6 @@ export interface LinkState {
   resumeClient(why: string): void;
 }
 
-/** An id as logged: its value, or its exact text when the value is not exact. */
-export const loggedId = (id: JsonRpcId): unknown =>
-  typeof id.value === "number" && !Number.isSafeInteger(id.value) ? id.text : id.value;
-
 /** The `data` of an error the proxy answers with. */
 export const errorData = (
   serverId: string,

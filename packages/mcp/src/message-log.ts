@@ -1,8 +1,8 @@
 // One `mcp_message` record per message that passes (R-MCP5): direction, kind, method, id,
 // tool, size, and for a response the latency of what it answers.
 
-import type { ValidMessage } from "@cursor-wrap/jsonrpc";
-import { type LinkState, loggedId } from "./link-state.js";
+import { loggedId, type ValidMessage } from "@cursor-wrap/jsonrpc";
+import type { LinkState } from "./link-state.js";
 import { toolOf } from "./mcp-messages.js";
 
 /** Which way a message went. */

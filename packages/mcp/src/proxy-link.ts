@@ -14,6 +14,7 @@ import {
   createMessageReader,
   createOutbox,
   createPendingRequests,
+  loggedId,
   type PendingRequests,
 } from "@cursor-wrap/jsonrpc";
 import { CLIENT_OVERSIZE_CAPTURE, createClientHandler } from "./client-messages.js";
@@ -22,7 +23,6 @@ import {
   createAnsweredIds,
   forgetProgress,
   type LinkState,
-  loggedId,
   type RequestMeta,
 } from "./link-state.js";
 import type { McpProxyLog } from "./records.js";

@@ -2,14 +2,13 @@
 // (never `initialize`, which MCP forbids cancelling), or, when it never left the queue for a
 // server that is not reading, withdrawn from it and answered.
 
-import { type ExpiryCause, errorResponse, type PendingRequest } from "@cursor-wrap/jsonrpc";
 import {
-  errorData,
-  forgetProgress,
-  type LinkState,
+  type ExpiryCause,
+  errorResponse,
   loggedId,
-  type RequestMeta,
-} from "./link-state.js";
+  type PendingRequest,
+} from "@cursor-wrap/jsonrpc";
+import { errorData, forgetProgress, type LinkState, type RequestMeta } from "./link-state.js";
 import { cancelledNotification, REQUEST_TIMEOUT_CODE } from "./mcp-messages.js";
 import { describeRequest, limitText } from "./request-policy.js";
 

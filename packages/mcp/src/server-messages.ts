@@ -6,18 +6,13 @@
 import {
   errorResponse,
   type JsonRpcId,
+  loggedId,
   type OversizePiece,
   type PendingRequest,
   type ReadItem,
   type ValidMessage,
 } from "@cursor-wrap/jsonrpc";
-import {
-  errorData,
-  forgetProgress,
-  type LinkState,
-  loggedId,
-  type RequestMeta,
-} from "./link-state.js";
+import { errorData, forgetProgress, type LinkState, type RequestMeta } from "./link-state.js";
 import { progressKey, SERVER_GONE_CODE } from "./mcp-messages.js";
 import { logMessage } from "./message-log.js";
 import { describeRequest } from "./request-policy.js";

@@ -25,6 +25,73 @@ export const fakeMcpServerBin: string = join(commands, "fake-mcp-server.js");
  */
 export const fakeMcpClientBin: string = join(commands, "fake-mcp-client.js");
 
+/**
+ * Absolute path of the `fake-acp-agent` executable: an Agent Client Protocol agent on stdio
+ * (ACP v1, or the v2 draft) that stands in for Cursor's `agent acp`, with scenarios per prompt
+ * (see {@link FakeAcpAgentOptions}).
+ */
+export const fakeAcpAgentBin: string = join(commands, "fake-acp-agent.js");
+
+/** How the fake ACP agent behaves; turned into environment variables by {@link fakeAcpAgentEnv}. */
+export interface FakeAcpAgentOptions {
+  /**
+   * What a prompt does unless it starts with `scenario:<name>`. Default `normal`:
+   * - `normal`: a thought, a plan, a `read_file` call that completes, an answer, `end_turn`
+   * - `tool-hang`: a `web_search` call that never completes; `session/cancel` ends the turn
+   * - `parked`: the same call, then nothing at all for the session (cancel ignored), with a
+   *   sleeping child process: only a kill of the tree ends it
+   * - `crash`: the call, a line on stderr, and exit code 3 mid-turn
+   * - `idle-hang`: a thought, then silence; `session/cancel` ends the turn
+   * - `permission`: `session/request_permission` for `Run npm test`, then an answer naming
+   *   the option chosen
+   * - `cursor-question`: a `cursor/ask_question` request, a `cursor/update_todos`
+   *   notification, then an answer naming the choice
+   */
+  scenario?: string;
+  /** The highest ACP version it speaks (1 or 2). Default 1. */
+  protocol?: 1 | 2;
+  /** File every message it reads is appended to (see {@link readAcpRecord}). */
+  record?: string;
+  /** Directory its sessions are kept in, so a restarted process can load them. */
+  stateDir?: string;
+  /** File the pids of children it starts are appended to. */
+  pidFile?: string;
+  /** How long a tool call of `normal` runs, ms. Default 50. */
+  toolMs?: number;
+}
+
+/** Environment variables that make the fake ACP agent behave as described. */
+export function fakeAcpAgentEnv(options: FakeAcpAgentOptions = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (options.scenario !== undefined) env.FAKE_ACP_SCENARIO = options.scenario;
+  if (options.protocol !== undefined) env.FAKE_ACP_PROTOCOL = String(options.protocol);
+  if (options.record !== undefined) env.FAKE_ACP_RECORD = options.record;
+  if (options.stateDir !== undefined) env.FAKE_ACP_STATE_DIR = options.stateDir;
+  if (options.pidFile !== undefined) env.FAKE_ACP_PID_FILE = options.pidFile;
+  if (options.toolMs !== undefined) env.FAKE_ACP_TOOL_MS = String(options.toolMs);
+  return env;
+}
+
+/** One message the fake ACP agent read, and the process that read it. */
+export interface AcpRecordEntry {
+  pid: number;
+  message: {
+    id?: number | string;
+    method?: string;
+    params?: Record<string, unknown>;
+    result?: unknown;
+  };
+}
+
+/** The messages the fake ACP agent processes read, in order (none if the file does not exist). */
+export function readAcpRecord(file: string): AcpRecordEntry[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as AcpRecordEntry);
+}
+
 /** How the fake agent should behave; turned into environment variables by {@link fakeAgentEnv}. */
 export interface FakeAgentOptions {
   /**

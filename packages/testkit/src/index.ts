@@ -2,13 +2,21 @@ export type { AgentEventObject, EventContext } from "./agent-events.js";
 export { agentEvents } from "./agent-events.js";
 export type { ClientPlace, ClientServer, FakeClientName } from "./client-config-reader.js";
 export { readClientServers } from "./client-config-reader.js";
-export type { FakeAgentOptions, Invocation } from "./fake-agent.js";
+export type {
+  AcpRecordEntry,
+  FakeAcpAgentOptions,
+  FakeAgentOptions,
+  Invocation,
+} from "./fake-agent.js";
 export {
+  fakeAcpAgentBin,
+  fakeAcpAgentEnv,
   fakeAgentBin,
   fakeAgentEnv,
   fakeMcpClientBin,
   fakeMcpServerBin,
   isAlive,
+  readAcpRecord,
   readInvocations,
   readPids,
 } from "./fake-agent.js";

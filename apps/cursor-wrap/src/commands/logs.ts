@@ -5,6 +5,7 @@ import { createFormatter } from "@cursor-wrap/format";
 import {
   listSessions,
   logEntryEvent,
+  parseLogFileName,
   readSessionLog,
   renderConsoleLine,
   type SessionSummary,
@@ -14,6 +15,7 @@ import { createColors } from "picocolors";
 import { RECORDS, type RecordFields, type RecordName, verdictOf } from "../log-records.js";
 import type { CancelReason } from "../run-control.js";
 import { readableFile, UsageError } from "../usage-error.js";
+import { acpTimelineLine } from "./acp-timeline.js";
 import { mcpTimeline, mcpTimelineLine } from "./mcp-timeline.js";
 import type { RunIo } from "./run.js";
 
@@ -39,7 +41,7 @@ function table(sessions: SessionSummary[]): string {
     ["START", "SESSION", "OUTCOME", "TURNS", "DURATION", "AGENT", "FILE"],
     ...sessions.map((session) => [
       localTime(session.startedAt),
-      session.sessionId,
+      session.kind === "acp" ? `${session.sessionId} (acp)` : session.sessionId,
       `${session.outcome}${session.flagged ? " (flagged)" : ""}${session.incomplete ? " (incomplete)" : ""}${session.truncated ? " (truncated record)" : ""}`,
       session.turns === undefined ? "-" : String(session.turns),
       session.durationMs === undefined ? "-" : formatDuration(session.durationMs),
@@ -88,6 +90,21 @@ const UNRECORDED_REASON: Reason = {
   openCalls: [],
   message: "reason not recorded",
 };
+
+/** Render an ACP proxy's log: the traffic, the turns and the watchdog's decisions, a line each. */
+async function showAcpLog(path: string, io: RunIo): Promise<void> {
+  for await (const entry of readSessionLog(path)) {
+    if (entry.kind === "damaged") {
+      io.stdout.write(
+        `[${entry.truncated ? "truncated" : "damaged"} record: ${terminalSafe(entry.line.slice(0, 80))}]\n`,
+      );
+      continue;
+    }
+    if (entry.kind !== "record") continue;
+    const line = acpTimelineLine(entry.record);
+    if (line !== undefined) io.stdout.write(`${line}\n`);
+  }
+}
 
 /** What the header of `logs show` says about a session, read from its log. */
 interface SessionHeader {
@@ -253,6 +270,10 @@ function storyLine(record: Record<string, unknown>, color: boolean): string | un
  * turn with the agent's output through the text formatter and the wrapper's decisions, in order.
  */
 async function showLog(path: string, io: RunIo): Promise<void> {
+  if (parseLogFileName(path)?.kind === "acp") {
+    await showAcpLog(path, io);
+    return;
+  }
   const color = io.stdout.isTTY === true;
   const formatter = createFormatter("text", io.stdout, { tty: false, color });
   const header = await readHeader(path);

@@ -193,7 +193,8 @@ export const AGENT_FLAGS: readonly AgentFlag[] = [
 /**
  * cursor-agent's subcommands: run directly, terminal inherited, output and exit code unchanged
  * (R-CLI1c). `mcp proxy|wrap|unwrap|status|run` are cursor-wrap's own (see MCP_OWN_SUBCOMMANDS);
- * any other `mcp …` is the agent's.
+ * any other `mcp …` is the agent's. `acp` is cursor-wrap's own too: it runs the agent's `acp`
+ * behind the ACP watchdog.
  */
 export const AGENT_SUBCOMMANDS: ReadonlySet<string> = new Set([
   "login",
@@ -210,7 +211,6 @@ export const AGENT_SUBCOMMANDS: ReadonlySet<string> = new Set([
   "create-chat",
   "install-shell-integration",
   "uninstall-shell-integration",
-  "acp",
   "help",
 ]);
 

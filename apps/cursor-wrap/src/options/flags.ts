@@ -535,7 +535,7 @@ export function flagSyntax(definition: AnyFlag): string {
   return definition.short ? `-${definition.short}, ${long}` : long;
 }
 
-/** The flag's line in `--help`. */
-export function flagHelp(definition: AnyFlag): string {
-  return `${definition.description} (default: ${defaultText(definition)}; env ${envName(definition.name)})`;
+/** The flag's line in `--help`; `description` for a command where the flag means something of its own. */
+export function flagHelp(definition: AnyFlag, description = definition.description): string {
+  return `${description} (default: ${defaultText(definition)}; env ${envName(definition.name)})`;
 }

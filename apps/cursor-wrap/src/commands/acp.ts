@@ -1,0 +1,164 @@
+// `cursor-wrap acp [flags] [-- <agent acp command>]`: the ACP watchdog between an editor and
+// the agent. The proxy itself is `@cursor-wrap/acp`; this wires it to the process's stdio,
+// signals, the run's flags and a session log.
+
+import type { Readable, Writable } from "node:stream";
+import {
+  ACP_RECORDS,
+  type AcpAgentLauncher,
+  type AcpProxyLog,
+  startAcpProxy,
+  supervisedAgent,
+} from "@cursor-wrap/acp";
+import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
+import { findAgentBinary } from "../agent/agent-binary.js";
+import { type MonitorThresholds, monitorOptions } from "../options/resolve.js";
+import type { RunOptions } from "../options/run-options.js";
+import { printError } from "../print-error.js";
+import { createTerminalSafeWriter } from "../terminal-safe-writer.js";
+import type { RunIo } from "./run.js";
+
+/** The run options `acp` takes (see `ACP_KEYS` in cli.ts). */
+export type AcpOptions = MonitorThresholds &
+  Pick<
+    RunOptions,
+    | "killGraceMs"
+    | "drainGraceMs"
+    | "maxHangRetries"
+    | "agentBin"
+    | "logDir"
+    | "logLevel"
+    | "logRetentionMs"
+    | "redact"
+    | "parseCap"
+  > & {
+    /** After `--`: the agent's command and arguments. Default: the Cursor CLI's `acp`. */
+    agentCommand: string[];
+  };
+
+/** Records that make a log worth a look (the file name is flagged). */
+const FLAGGING: ReadonlySet<string> = new Set([
+  "acp_hang_detected",
+  "acp_agent_restarted",
+  "acp_agent_spawn_failed",
+  "acp_restart_gave_up",
+  "acp_pending_failed",
+]);
+
+/** The proxy's log, or none (with one warning) when the log directory cannot be written: the agent must still run. */
+function openAcpLog(options: AcpOptions, io: RunIo): SessionLog | undefined {
+  try {
+    return openSessionLog({
+      dir: options.logDir,
+      kind: "acp",
+      name: "acp",
+      retentionMs: options.logRetentionMs,
+      redact: options.redact,
+      console: {
+        stream: io.stderr,
+        level: options.logLevel,
+        skip: ["acp_message", "acp_tool_call", "acp_liveness_sample", "agent_stderr"],
+      },
+    });
+  } catch (error) {
+    printError(io.stderr, `${(error as Error).message}; proxying without a log`);
+    return undefined;
+  }
+}
+
+/** How the agent is started: the command after `--`, or the Cursor CLI's `acp` subcommand. */
+function agentLauncher(
+  options: AcpOptions,
+  env: NodeJS.ProcessEnv,
+): { launcher: AcpAgentLauncher; command: string[] } {
+  const supervised = (bin: string, args: string[]) =>
+    supervisedAgent({
+      bin,
+      args,
+      env,
+      killGraceMs: options.killGraceMs,
+      drainGraceMs: options.drainGraceMs,
+    });
+  const [command, ...args] = options.agentCommand;
+  if (command !== undefined)
+    return { launcher: supervised(command, args), command: options.agentCommand };
+  try {
+    const bin = findAgentBinary(options.agentBin, env);
+    return { launcher: supervised(bin, ["acp"]), command: [bin, "acp"] };
+  } catch (error) {
+    // No agent: the proxy still runs, and answers the editor with why (instead of a silent hang).
+    return {
+      launcher: () => Promise.reject(error),
+      command: [options.agentBin ?? "cursor-agent", "acp"],
+    };
+  }
+}
+
+/** Run `cursor-wrap acp`: the watchdog on this process's stdio until the editor closes it. */
+export async function acpCommand(
+  options: AcpOptions,
+  io: RunIo,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const log = openAcpLog(options, io);
+  let flagged = false;
+  let turns = 0;
+  let sessionId: string | undefined;
+  const startedAt = performance.now();
+  const proxyLog: AcpProxyLog | undefined = log && {
+    record(name, fields) {
+      if (FLAGGING.has(name)) flagged = true;
+      if (name === "acp_turn_start") turns += 1;
+      if (
+        sessionId === undefined &&
+        name === "acp_turn_start" &&
+        typeof fields.session_id === "string"
+      ) {
+        sessionId = fields.session_id;
+        log.setSessionId(sessionId);
+      }
+      // Every message is logged, without an fsync each; decisions are fsynced.
+      if (name === "acp_message") log.debug(fields, name);
+      else log.decision(name, fields, ACP_RECORDS[name], { sync: "soon" });
+    },
+    stderr: (line) => log.stderr(line),
+  };
+  const { launcher, command } = agentLauncher(options, env);
+  // The editor reads the agent's stderr byte for byte; a person running the proxy in a
+  // terminal sees it shown safely.
+  const agentStderr = io.stderr.isTTY ? createTerminalSafeWriter(io.stderr) : io.stderr;
+  const proxy = startAcpProxy({
+    input: io.stdin as NodeJS.ReadableStream as Readable,
+    output: io.stdout as NodeJS.WritableStream as Writable,
+    startAgent: launcher,
+    agentName: options.agentCommand.length === 0 ? "Cursor" : "the agent",
+    monitor: monitorOptions(options),
+    // The time an agent gets to finish after it was told to stop: after its result in a
+    // print-mode run, after session/cancel here.
+    cancelGraceMs: options.exitGraceMs,
+    maxRestarts: options.maxHangRetries,
+    // Setup requests wait for MCP servers to start, as a print-mode run's first output does.
+    requestTimeoutMs: options.firstOutputMs,
+    maxLineBytes: options.parseCap,
+    agentStderr: agentStderr as NodeJS.WritableStream as Writable,
+    ...(proxyLog ? { log: proxyLog } : {}),
+    context: { pid: process.pid, command, cwd: process.cwd() },
+  });
+  const onSignal = (signal: NodeJS.Signals): void => proxy.shutdown(`received ${signal}`);
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, onSignal);
+  try {
+    const end = await proxy.done;
+    if (end.exitCode !== 0) printError(io.stderr, `acp: ${end.reason}`);
+    log?.close({
+      outcome: end.reason,
+      flagged: flagged || end.exitCode !== 0,
+      exit_code: end.exitCode,
+      turns,
+      duration_ms: Math.round(performance.now() - startedAt),
+      ...(sessionId === undefined ? {} : { session_id: sessionId }),
+    });
+    return end.exitCode;
+  } finally {
+    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.off(signal, onSignal);
+  }
+}
