@@ -7,6 +7,7 @@ import { SESSION_LOG_RECORDS, type SessionLog } from "@cursor-wrap/logger";
 import type { Reason, Verdict } from "@cursor-wrap/monitor";
 import type { FailureKind, RecoveryAction, UsageCounts } from "@cursor-wrap/recovery";
 import { type KillStep, SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
+import { OPERATION_RECORDS } from "./operations/operation-records.js";
 import type { ResourceStats } from "./resources.js";
 import type { CancelReason } from "./run-control.js";
 
@@ -317,6 +318,7 @@ export function verdictOf(message: string): FinalVerdict | undefined {
 export const FOREIGN_RECORDS: ReadonlySet<string> = new Set([
   ...SESSION_LOG_RECORDS,
   ...SUPERVISOR_RECORDS,
+  ...OPERATION_RECORDS,
 ]);
 
 /** Whether a message is known: one of the table's records or a foreign one. */

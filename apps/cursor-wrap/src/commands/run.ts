@@ -10,6 +10,7 @@ import type { SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
 import { requestedModel, turnArgs } from "../agent/agent-args.js";
 import { type Ending, EXIT, exitCodeOf } from "../exit-codes.js";
 import { recordsWhere, writeRecord } from "../log-records.js";
+import { openRunOperations, type RunOperations } from "../operations/run-operations.js";
 import { loadAuthProfiles, type ProfileEnvironment } from "../options/auth-profiles.js";
 import type { AgentArgument } from "../options/command-line.js";
 import { monitorOptions } from "../options/resolve.js";
@@ -74,8 +75,10 @@ async function printPrompt(options: RunOptions, io: RunIo): Promise<string | Buf
 function turnSettings(
   options: RunOptions & { agentBin: string },
   profiles: ReadonlyMap<string, ProfileEnvironment>,
+  operations: RunOperations | undefined,
 ): TurnSettings {
   return {
+    ...(operations ? { agentEnv: operations.agentEnv } : {}),
     agentBin: options.agentBin,
     agentArgs: ({ resume, firstTurn, model, profile }) =>
       turnArgs({
@@ -230,7 +233,10 @@ export async function runCommand(
   // it, else in one line on stderr.
   const hint = trackResumeHint(outputs.formatter, outputs.hint);
   const formatter = hint.formatter;
+  // Report, trace, notifications: fed by the log's tap; none of it when none is asked for.
+  const operations = await openRunOperations(options, { stderr: io.stderr, env });
   const log = openSessionLog({
+    ...(operations ? { onRecord: operations.onRecord } : {}),
     dir: options.logDir,
     console: {
       stream: stderr,
@@ -246,6 +252,7 @@ export async function runCommand(
     redact: options.redact,
     retentionMs: options.logRetentionMs,
   });
+  operations?.attach(log);
   writeRecord(log, "options", {
     mode: options.print ? "print" : "interactive",
     output_format: options.outputFormat,
@@ -281,7 +288,7 @@ export async function runCommand(
   });
   const context: SessionContext = {
     turn: {
-      settings: turnSettings(options, profiles),
+      settings: turnSettings(options, profiles, operations),
       log,
       formatter,
       stdout: io.stdout,
@@ -354,5 +361,6 @@ export async function runCommand(
     reader?.close();
     formatter.close();
     control.dispose();
+    await operations?.finish();
   }
 }

@@ -53,6 +53,8 @@ export interface TurnSettings {
    * a variable). Never logged.
    */
   profileEnv?(profile: string): Readonly<Record<string, string | undefined>>;
+  /** Variables every agent gets on top (its trace context: `TRACEPARENT`), read at each start. */
+  agentEnv?(): Readonly<Record<string, string>>;
   pty: boolean;
   killGraceMs: number;
   drainGraceMs: number;
@@ -122,6 +124,7 @@ async function startAgent(context: TurnContext, request: TurnRequest): Promise<A
     ...(request.profile === undefined ? {} : { auth_profile: request.profile }),
   });
   const env: NodeJS.ProcessEnv = { ...process.env, CURSOR_WRAP_LOG_DIR: dirname(log.path) };
+  Object.assign(env, settings.agentEnv?.());
   if (request.profile !== undefined && settings.profileEnv) {
     for (const [name, value] of Object.entries(settings.profileEnv(request.profile))) {
       if (value === undefined) delete env[name];
