@@ -95,8 +95,9 @@ describe("createNotifier", () => {
     const results: DeliveryResult[] = [];
     const notifier = createNotifier({
       command: [process.execPath, HOOK, "ok", out],
-      // The command's environment: the caller's (here a clean one), plus the variables it gets.
-      env: { PATH: process.env.PATH, CURSOR_WRAP_EXIT_CODE: "stale" },
+      // The command's environment: the caller's (here a clean one, not even PATH: the program is
+      // given by its path), plus the variables it gets.
+      env: { CURSOR_WRAP_EXIT_CODE: "stale" },
       onResult: (result) => results.push(result),
     });
     const [hang, gaveUp, done] = hangNotifications() as [Notification, Notification, Notification];
