@@ -90,10 +90,13 @@ describe("--report", () => {
   it("after a hang that retries did not recover: the verdict, its reason, the kill, how to resume", async () => {
     const dir = scratchDir();
     // The path is given through its variable here, as a CI job would.
-    const result = await run(["-p", "x", "--prompt-after-hang", "go on", "--max-hang-retries", "1", ...FAST], {
-      scenario: "tool-hang:200",
-      env: { CURSOR_WRAP_REPORT: join(dir, "report.json") },
-    });
+    const result = await run(
+      ["-p", "x", "--prompt-after-hang", "go on", "--max-hang-retries", "1", ...FAST],
+      {
+        scenario: "tool-hang:200",
+        env: { CURSOR_WRAP_REPORT: join(dir, "report.json") },
+      },
+    );
     expect(result.code).toBe(2);
     const report = readReport(join(dir, "report.json"));
     expect(report).toMatchObject({ outcome: "hang", finished: true, exit_code: 2 });
@@ -126,6 +129,12 @@ describe("--report", () => {
     expect(report.interruptions).toEqual([
       expect.objectContaining({ kind: "signal", detail: "SIGTERM" }),
     ]);
+  });
+  it("a report that cannot be written is said once, and the run's exit code is its own", async () => {
+    const missing = join(scratchDir(), "no-such-dir", "report.json");
+    const result = await run(["-p", "x", "--report", missing, ...FAST], { scenario: "quick" });
+    expect(result.code).toBe(0);
+    expect(result.stderr.match(/could not write the report/g)).toHaveLength(1);
   });
 });
 
@@ -188,13 +197,16 @@ describe("--otel", () => {
   const CALLER_SPAN = "00f067aa0ba902b7";
 
   it("exports the run as a child of TRACEPARENT, and hands each agent its attempt's context", async () => {
-    const result = await run(["-p", "x", "--otel", "--prompt-after-hang", "go on", "--max-hang-retries", "1", ...FAST], {
-      scenario: ["tool-hang:200", "normal:50"],
-      env: {
-        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.endpoint,
-        TRACEPARENT: `00-${CALLER}-${CALLER_SPAN}-01`,
+    const result = await run(
+      ["-p", "x", "--otel", "--prompt-after-hang", "go on", "--max-hang-retries", "1", ...FAST],
+      {
+        scenario: ["tool-hang:200", "normal:50"],
+        env: {
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.endpoint,
+          TRACEPARENT: `00-${CALLER}-${CALLER_SPAN}-01`,
+        },
       },
-    });
+    );
     expect(result.code).toBe(0);
     // The wrapper exported before it exited: everything is there already.
     const spans = receiver.spans;

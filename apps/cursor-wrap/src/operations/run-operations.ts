@@ -112,11 +112,15 @@ export async function openRunOperations(
   // killed outright still leaves one) and at the end of the run, whatever ended it.
   const report: ReportBuilder | undefined =
     reportPath !== undefined || github ? createReportBuilder({ tool }) : undefined;
+  let reportFailed = false;
   const writeReport = (): void => {
     if (!report || reportPath === undefined) return;
     try {
       writeReportFile(reportPath, report.report());
     } catch (error) {
+      // Said once: a directory that is missing at the start is missing at every turn.
+      if (reportFailed) return;
+      reportFailed = true;
       tell(
         "report_write_failed",
         { path: reportPath, summary: error instanceof Error ? error.message : String(error) },
