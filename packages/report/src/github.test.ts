@@ -55,6 +55,7 @@ describe("workflowCommand", () => {
       "::error title=t%3A x%2C y::m",
     );
     expect(workflowCommand("warning", {}, "m")).toBe("::warning::m");
+    expect(workflowCommand("warning", {}, "m \t")).toBe("::warning::m");
   });
 
   it("is one line the runner reads back as exactly what was said, whatever the text (property)", () => {
@@ -65,7 +66,12 @@ describe("workflowCommand", () => {
         (title, message) => {
           const line = workflowCommand("error", { title }, message);
           expect(line).not.toMatch(/[\r\n]/);
-          expect(runnerReads(line)).toEqual({ name: "error", properties: { title }, message });
+          // Trailing whitespace is no part of what the runner reads (it trims each line).
+          expect(runnerReads(line)).toEqual({
+            name: "error",
+            properties: { title },
+            message: message.trimEnd(),
+          });
         },
       ),
     );

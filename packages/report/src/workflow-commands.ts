@@ -13,7 +13,11 @@ export function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 
-/** One workflow command line (without the newline): `::name key=value,…::message`. */
+/**
+ * One workflow command line (without the newline): `::name key=value,…::message`. Whitespace
+ * at the end of the message is dropped: the runner trims each line before it reads a command,
+ * so the line says exactly what the runner will read.
+ */
 export function workflowCommand(
   name: string,
   properties: Readonly<Record<string, string | undefined>>,
@@ -23,5 +27,5 @@ export function workflowCommand(
     (entry): entry is [string, string] => entry[1] !== undefined,
   );
   const list = given.map(([key, value]) => `${key}=${escapeProperty(value)}`).join(",");
-  return `::${name}${list ? ` ${list}` : ""}::${escapeData(message)}`;
+  return `::${name}${list ? ` ${list}` : ""}::${escapeData(message.trimEnd())}`;
 }
