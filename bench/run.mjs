@@ -40,6 +40,9 @@ const OUT = process.env.BENCH_OUT ? resolve(process.env.BENCH_OUT) : join(ROOT, 
 const LATENCY_AGENT = join(import.meta.dirname, "lib", "latency-agent.mjs");
 chmodSync(LATENCY_AGENT, 0o755);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+// BENCH_ARGS adds cursor-wrap flags to every `cursor-wrap -p` run (split on spaces), to measure
+// what a feature costs when it is on: `BENCH_ARGS="--report /tmp/r.json --otel"`.
+const EXTRA = (process.env.BENCH_ARGS ?? "").split(" ").filter(Boolean);
 const work = mkdtempSync(join(tmpdir(), "cursor-wrap-bench-"));
 const devNull = openSync("/dev/null", "w");
 /** @type {Array<Record<string, string>>} */
@@ -72,6 +75,7 @@ function wrapperArgs(agent, dir, ...extra) {
     dir,
     "--log-level",
     "silent",
+    ...EXTRA,
     ...extra,
   ];
 }
@@ -642,7 +646,17 @@ function startup() {
     wrapped.push(
       timed(
         process.execPath,
-        [CLI, "-p", "--agent-bin", fakeAgentBin, "--log-dir", dir, "--log-level", "silent"],
+        [
+          CLI,
+          "-p",
+          "--agent-bin",
+          fakeAgentBin,
+          "--log-dir",
+          dir,
+          "--log-level",
+          "silent",
+          ...EXTRA,
+        ],
         { env, input: "hi" },
       ).elapsed,
     );

@@ -23,10 +23,9 @@ import { printError } from "./print-error.js";
 import { releaseHungUpTerminalAtExit } from "./terminal-hangup.js";
 import { UsageError } from "./usage-error.js";
 
-declare const CURSOR_WRAP_VERSION: string;
-/** The version, set at build time. */
-export const VERSION: string =
-  typeof CURSOR_WRAP_VERSION === "string" ? CURSOR_WRAP_VERSION : "0.0.0-dev";
+import { VERSION } from "./version.js";
+
+export { VERSION };
 
 /** cursor-wrap's own commands; any other first word is a prompt or the agent's subcommand. */
 const OWN_COMMANDS: ReadonlySet<string> = new Set(["logs", "replay", "demo", "acp"]);

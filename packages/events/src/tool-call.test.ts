@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { toMonitorSignal } from "./extract.js";
 import { parseLine } from "./parse-line.js";
 import { toolSchemas } from "./schemas.js";
-import { findToolKey, toolCallInfo, toolResult } from "./tool-call.js";
+import { findToolKey, toolCallInfo, toolOutcome, toolResult } from "./tool-call.js";
 import { TOOL_KINDS } from "./tool-kinds.js";
 import type { AgentEvent } from "./types.js";
 
@@ -397,6 +397,22 @@ describe("toolResult outcomes", () => {
       ok: false,
       summary: "permissionDenied",
     });
+  });
+
+  it("agrees with toolOutcome, which names the outcome alone", () => {
+    const results: Array<Record<string, unknown>> = [
+      { rejected: { command: "rm -rf /", reason: "blocked by hook" } },
+      { permissionDenied: {} },
+      { success: { exitCode: 0 }, isBackground: true },
+      { somethingNew: {} },
+    ];
+    for (const result of results) {
+      const event = toolEvent("completed", "shellToolCall", { args: {}, result });
+      expect(toolOutcome(event)).toBe(toolResult(event)!.outcome);
+    }
+    expect(toolOutcome(toolEvent("completed", "shellToolCall", { args: {} }))).toBe("none");
+    expect(toolOutcome(toolEvent("started", "shellToolCall", { args: {} }))).toBeUndefined();
+    expect(toolOutcome(parseLine('{"type":"assistant"}'))).toBeUndefined();
   });
 
   it("marks non-terminal outcomes as pending", () => {

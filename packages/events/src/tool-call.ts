@@ -149,6 +149,21 @@ function failureSummary(outcome: string, payload: unknown): ToolSuccessSummary {
 }
 
 /**
+ * Just the outcome key of a tool call's `result` (`success`, `rejected`, `permissionDenied`,
+ * `error`, …; `none` when it has none), without summarising it: cheap enough for every
+ * completion. Undefined for an event that is not a tool call's end. Never throws.
+ */
+export function toolOutcome(event: EventLike): string | undefined {
+  const parts = toolCallParts(event);
+  if (!parts) return undefined;
+  const result = objectAt(parts.tool, "result");
+  if (result === undefined) {
+    return event.kind === "json" && event.subtype === "started" ? undefined : "none";
+  }
+  return outcomeKey(result) ?? "none";
+}
+
+/**
  * The outcome of the tool call in a `tool_call` event that carries a `result` (normally
  * `completed`); undefined for any other event. Never throws.
  */

@@ -358,6 +358,8 @@ describe("openSessionLog", () => {
     log.close({ outcome: "hang", flagged: true, exit_code: 0 });
     expect(log.path).toBe(join(dir, "cursor-wrap-2026-11-22T12-05-01-123Z-s1.flagged.jsonl"));
     expect(readdirSync(dir)).toEqual(["cursor-wrap-2026-11-22T12-05-01-123Z-s1.flagged.jsonl"]);
+    // Its last record names the file as it ends up.
+    expect(records(log.path).at(-1)).toMatchObject({ msg: "session_end", log_path: log.path });
   });
 
   it("logs stderr: JSON lines at debug, anything else at warn", () => {
@@ -368,6 +370,60 @@ describe("openSessionLog", () => {
     expect(records(log.path).filter((record) => record.stream === "stderr")).toMatchObject([
       { level: 20, msg: "stderr_event", raw_text: '{"type":"assistant"}' },
       { level: 40, msg: "agent_stderr", raw_text: "Authentication required" },
+    ]);
+  });
+
+  it("hands its tap every record but the agent's raw lines, as the file holds it (redacted)", () => {
+    const tapped: Array<[string, Record<string, unknown>]> = [];
+    const log = open({ onRecord: (message, record) => tapped.push([message, { ...record }]) });
+    log.decision("tool_call_opened", { call_id: "c1", label: "curl -H 'Bearer abcdefghijklmnop'" });
+    log.rawAll([parseLine('{"type":"assistant","text":"sk-abcdefghijklmnopqrstuv"}')]);
+    log.stderrAll([
+      parseLine('{"type":"assistant"}\n'),
+      parseLine("Error: key sk-abcdefghijklmnopqrstuv refused\n"),
+    ]);
+    log.warn({ summary: "odd" }, "note");
+    log.close({ outcome: "completed", flagged: false, exit_code: 0 });
+    expect(tapped.map(([message]) => message)).toEqual([
+      "session_start",
+      "tool_call_opened",
+      "agent_stderr",
+      "note",
+      "session_end",
+    ]);
+    const byName = new Map(tapped);
+    expect(byName.get("tool_call_opened")).toMatchObject({
+      call_id: "c1",
+      label: "curl -H 'Bearer [REDACTED]'",
+      ts: expect.any(Number),
+      level: 30,
+    });
+    expect(byName.get("agent_stderr")).toMatchObject({
+      raw_text: "Error: key [REDACTED] refused",
+      stream: "stderr",
+    });
+    expect(byName.get("session_end")).toMatchObject({ outcome: "completed", exit_code: 0 });
+    // What the tap saw is what the file holds.
+    const inFile = records(log.path).filter((record) => record.msg !== "raw_event");
+    expect(tapped.map(([, record]) => record)).toEqual(
+      inFile.filter((record) => record.msg !== "stderr_event"),
+    );
+  });
+
+  it("goes on logging whatever its tap throws", () => {
+    const log = open({
+      onRecord: () => {
+        throw new Error("tap broke");
+      },
+    });
+    log.decision("hang_detected", { verdict: "hang" }, "error");
+    log.stderr(Buffer.from("a line"));
+    log.close({ outcome: "hang", flagged: true, exit_code: 2 });
+    expect(records(log.path).map((record) => record.msg)).toEqual([
+      "session_start",
+      "hang_detected",
+      "agent_stderr",
+      "session_end",
     ]);
   });
 

@@ -46,7 +46,22 @@ export interface SessionLogOptions {
   rotateBytes?: number;
   /** Fields written at the head of every new file after a rotation (what names the log's run). */
   carry?: Fields;
+  /**
+   * Told of each record once it is written (see {@link RecordTap}): every record but the raw
+   * lines of agent stdout and the JSON lines mirrored on its stderr. Default: none, and then
+   * nothing is done for it.
+   */
+  onRecord?: RecordTap;
 }
+
+/**
+ * A reader of the log as it is written: `message` is the record's name (`session_start`,
+ * `hang_detected`, `agent_stderr`, `session_end`, …) and `record` the record as it stands in the
+ * file (parsed back, so redacted as the file is, with `level`, `time` and `ts`). Called
+ * synchronously after the record is written; whatever it throws is dropped, so a tap can never
+ * break the log.
+ */
+export type RecordTap = (message: string, record: Readonly<Record<string, unknown>>) => void;
 
 /**
  * How a session ended: the fields of the final `session_end` record (snake_case, as written)
@@ -201,6 +216,23 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     consoleOptions.stream.write(shouldRedact ? redact(line) : line);
   };
 
+  const onRecord = options.onRecord;
+  /** Hand the tap each record of `text` (whole lines, as written). */
+  const tapLines = (text: string): void => {
+    if (!onRecord) return;
+    let start = 0;
+    for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
+      const line = text.slice(start, end);
+      start = end + 1;
+      try {
+        const record = JSON.parse(line) as Record<string, unknown>;
+        onRecord(String(record.msg), record);
+      } catch {
+        // A tap's failure is its own: the log goes on.
+      }
+    }
+  };
+
   const openDurable = (fd: number, path: string) =>
     createDurableFile({
       fd,
@@ -272,6 +304,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
       file.write([Buffer.from(line, "utf8")]);
       printConsole(this.lastLevel, this.lastMsg, this.lastObj);
       rotateIfNeeded();
+      if (onRecord) tapLines(line);
     },
   };
   const logger = pino(
@@ -317,14 +350,19 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     stderrAll(events) {
       if (closed || events.length === 0) return;
       let records = "";
+      // The lines people would read (not the events the agent mirrors on stderr), for the tap.
+      let tapped = "";
       for (const event of events) {
-        records += stderrRecords.encode(event);
+        const record = stderrRecords.encode(event);
+        records += record;
         if (event.kind !== "json") {
+          if (onRecord) tapped += record;
           const text = event.kind === "text" ? event.text : event.line.toString("utf8");
           printConsole(LEVELS.warn, "agent_stderr", { summary: text });
         }
       }
       file.write([Buffer.from(records, "utf8")]);
+      if (tapped) tapLines(tapped);
     },
 
     decision(message, fields = {}, level = "info", options = {}) {
@@ -362,22 +400,34 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
 
     close(end) {
       if (closed) return;
-      const record: SessionEnd & { incomplete: boolean; failed_writes: number } = {
-        ...end,
-        incomplete: file.incomplete,
-        failed_writes: file.failedWrites,
+      const tagsNow = (): LogTag[] => [
+        ...(end.flagged ? (["flagged"] as const) : []),
+        ...(file.incomplete ? (["incomplete"] as const) : []),
+      ];
+      const flag = (tags: LogTag[]): void => {
+        // The flag only helps `logs --flagged`; if the rename fails the log itself is complete.
+        if (tags.length === 0) return;
+        file.rename(
+          join(dirname(file.path), logFileName({ kind, startedAt, sessionId: sessionPart, tags })),
+        );
       };
+      // Renamed before its last record, so that record (and whatever reads it as it is
+      // written, such as a run report) names the file the log ends up in.
+      const tags = tagsNow();
+      flag(tags);
+      const record: SessionEnd & { incomplete: boolean; failed_writes: number; log_path: string } =
+        {
+          ...end,
+          incomplete: file.incomplete,
+          failed_writes: file.failedWrites,
+          log_path: file.path,
+        };
       logger.debug(record, "session_end");
       file.close();
       closed = true;
-      const tags: LogTag[] = [];
-      if (end.flagged) tags.push("flagged");
-      if (file.incomplete) tags.push("incomplete");
-      if (tags.length === 0) return;
-      // The flag only helps `logs --flagged`; if the rename fails the log itself is complete.
-      file.rename(
-        join(dirname(file.path), logFileName({ kind, startedAt, sessionId: sessionPart, tags })),
-      );
+      // The last record itself could not be written: the name says so too.
+      const after = tagsNow();
+      if (after.length !== tags.length) flag(after);
     },
   };
 

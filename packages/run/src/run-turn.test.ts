@@ -117,6 +117,21 @@ describe("runTurn", () => {
     expect(messages.at(-1)).toBe("agent_exited");
   });
 
+  it("records how each tool call ended, a refused one included (a real capture)", async () => {
+    const capture = realCapture("docs-ZhengyiLuo-AgentsServer");
+    const { agent, context } = setUp();
+    const turn = startTurn(context);
+    await agent.whenStarted;
+    agent.stdout(capture.bytes);
+    agent.exit();
+    await turn;
+    const closed = records().filter((record) => record.msg === "tool_call_closed");
+    expect(closed.length).toBeGreaterThan(1);
+    // The capture's shell call was refused (`result.rejected`); the others succeeded.
+    expect(closed.map((record) => record.outcome)).toContain("rejected");
+    expect(closed.every((record) => typeof record.outcome === "string")).toBe(true);
+  });
+
   it("kills a silent agent exactly at the idle timeout, with one timer and no polling", async () => {
     vi.useFakeTimers({ now: 0 });
     const { agent, context } = setUp({}, () => Date.now());

@@ -6,6 +6,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   toMonitorSignal,
   toolCallInfo,
+  toolOutcome,
 } from "@cursor-wrap/events";
 import type { Formatter } from "@cursor-wrap/format";
 import type { SessionLog } from "@cursor-wrap/logger";
@@ -60,6 +61,8 @@ export interface TurnSettings {
    * a variable). Never logged.
    */
   profileEnv?(profile: string): Readonly<Record<string, string | undefined>>;
+  /** Variables every agent gets on top (its trace context: `TRACEPARENT`), read at each start. */
+  agentEnv?(): Readonly<Record<string, string>>;
   pty: boolean;
   killGraceMs: number;
   drainGraceMs: number;
@@ -150,6 +153,8 @@ function agentEnvironment(context: TurnContext, request: TurnRequest): NodeJS.Pr
   const { settings, log } = context;
   const env: NodeJS.ProcessEnv = { ...(settings.env ?? process.env) };
   if (log.path !== "") env.CURSOR_WRAP_LOG_DIR = dirname(log.path);
+  // The caller's additions (a trace's TRACEPARENT for this attempt), then the profile's.
+  Object.assign(env, settings.agentEnv?.());
   if (request.profile !== undefined && settings.profileEnv) {
     for (const [name, value] of Object.entries(settings.profileEnv(request.profile))) {
       if (value === undefined) delete env[name];
@@ -373,7 +378,7 @@ function observeEvent(
       });
       return true;
     case "toolEnd":
-      writeRecord(log, "tool_call_closed", { call_id: signal.id });
+      writeRecord(log, "tool_call_closed", { call_id: signal.id, outcome: toolOutcome(event) });
       if (signal.background) {
         writeRecord(log, "background_work_started", {
           call_id: signal.id,
