@@ -98,6 +98,15 @@ export interface SessionLog {
   raw(event: AgentEvent): void;
   /** Log several lines (one chunk of output) with one write(2): each record stays whole. */
   rawAll(events: readonly AgentEvent[]): void;
+  /**
+   * Begin the records of one chunk of agent output: its raw records, and the routine decisions
+   * (`sync: "soon"`) written until {@link SessionLog.endChunk}, are held and written together
+   * with one write(2) there. Any other record written meanwhile first writes what is held, so
+   * the file keeps the order of the calls. The caller forwards the chunk after `endChunk`.
+   */
+  beginChunk(events: readonly AgentEvent[]): void;
+  /** Write what {@link SessionLog.beginChunk} held, with one write(2); then fsync soon if it held decisions. */
+  endChunk(): void;
   /** Log a line of agent stderr: JSON lines at debug, anything else at warn (R-SUP4). */
   stderr(line: Buffer): void;
   /**
@@ -261,6 +270,22 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     ]);
   };
 
+  // The records of the chunk begun by `beginChunk`, not written yet; and whether routine
+  // decisions among them want an fsync.
+  let held: Buffer[] | undefined;
+  let heldDecisions = false;
+  // Set while a routine decision (`sync: "soon"`) is being serialised: it may join `held`.
+  let writingRoutine = false;
+  const writeHeld = (): void => {
+    if (held === undefined) return;
+    const parts = held;
+    held = undefined;
+    file.write(parts);
+    if (heldDecisions) file.syncSoon();
+    heldDecisions = false;
+    rotateIfNeeded();
+  };
+
   // pino serialises every record except raw lines; this destination writes them to the file
   // and hands the level and fields to the console sink (pino's metadata protocol).
   const destination = {
@@ -269,9 +294,16 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     lastMsg: "",
     lastObj: {} as Fields,
     write(line: string) {
-      file.write([Buffer.from(line, "utf8")]);
+      const record = Buffer.from(line, "utf8");
+      if (held !== undefined && writingRoutine) {
+        held.push(record);
+        heldDecisions = true;
+      } else {
+        writeHeld();
+        file.write([record]);
+        rotateIfNeeded();
+      }
       printConsole(this.lastLevel, this.lastMsg, this.lastObj);
-      rotateIfNeeded();
     },
   };
   const logger = pino(
@@ -298,17 +330,25 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
 
     raw(event) {
       if (closed) return;
+      writeHeld();
       file.write(stdoutRecords.encode(event));
       rotateIfNeeded();
     },
 
     rawAll(events) {
+      log.beginChunk(events);
+      writeHeld();
+    },
+
+    beginChunk(events) {
       if (closed) return;
+      writeHeld();
       const parts: Buffer[] = [];
       for (const event of events) for (const part of stdoutRecords.encode(event)) parts.push(part);
-      file.write(parts);
-      rotateIfNeeded();
+      held = parts;
     },
+
+    endChunk: writeHeld,
 
     stderr(line) {
       log.stderrAll([parseLine(Buffer.concat([line, NEWLINE]))]);
@@ -316,6 +356,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
 
     stderrAll(events) {
       if (closed || events.length === 0) return;
+      writeHeld();
       let records = "";
       for (const event of events) {
         records += stderrRecords.encode(event);
@@ -328,9 +369,17 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     },
 
     decision(message, fields = {}, level = "info", options = {}) {
-      logger[level](fields, message);
-      if (options.sync === "soon") file.syncSoon();
-      else file.syncNow();
+      const routine = options.sync === "soon";
+      writingRoutine = routine;
+      try {
+        logger[level](fields, message);
+      } finally {
+        writingRoutine = false;
+      }
+      // A held routine record is fsynced soon after the chunk is written (see writeHeld).
+      if (routine) {
+        if (held === undefined) file.syncSoon();
+      } else file.syncNow();
     },
     debug: (fields, message) => logger.debug(fields, message),
     info: (fields, message) => logger.info(fields, message),
@@ -362,6 +411,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
 
     close(end) {
       if (closed) return;
+      writeHeld();
       const record: SessionEnd & { incomplete: boolean; failed_writes: number } = {
         ...end,
         incomplete: file.incomplete,
