@@ -294,7 +294,7 @@ describe("openSessionLog", () => {
     ).toEqual(["a", "b", "T: text", "c"]);
   });
 
-  it("writes a chunk's raw records and its routine decisions with one writev, in call order", () => {
+  it("writes a chunk's raw records and its routine records with one writev, in call order", () => {
     vi.useFakeTimers();
     try {
       const log = open();
@@ -305,6 +305,7 @@ describe("openSessionLog", () => {
       log.beginChunk(events);
       log.decision("tool_call_opened", { call_id: "1" }, "debug", { sync: "soon" });
       log.decision("monitor_warning", { code: "x" }, "warn", { sync: "soon" });
+      log.debug({ detail: "a plain record" }, "note");
       // Nothing is in the file until the chunk ends: the caller forwards it only after that.
       expect(vi.mocked(fs.writevSync)).not.toHaveBeenCalled();
       expect(vi.mocked(fs.writeSync)).not.toHaveBeenCalled();
@@ -314,7 +315,7 @@ describe("openSessionLog", () => {
       expect(vi.mocked(fs.writeSync)).not.toHaveBeenCalled();
       vi.advanceTimersByTime(50);
       expect(vi.mocked(fs.fsync)).toHaveBeenCalledTimes(1); // the held decisions: fsynced soon
-      // An urgent decision, or any record not routine, writes what is held first.
+      // An urgent decision writes what is held first.
       log.beginChunk(createLineFramer().push(Buffer.from('{"type":"c"}\n')));
       log.decision("tool_call_closed", { call_id: "1" }, "debug", { sync: "soon" });
       log.decision("hang_detected", {}, "error");
@@ -332,6 +333,7 @@ describe("openSessionLog", () => {
         "b",
         "tool_call_opened",
         "monitor_warning",
+        "note",
         "c",
         "tool_call_closed",
         "hang_detected",

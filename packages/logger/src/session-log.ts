@@ -99,10 +99,12 @@ export interface SessionLog {
   /** Log several lines (one chunk of output) with one write(2): each record stays whole. */
   rawAll(events: readonly AgentEvent[]): void;
   /**
-   * Begin the records of one chunk of agent output: its raw records, and the routine decisions
-   * (`sync: "soon"`) written until {@link SessionLog.endChunk}, are held and written together
-   * with one write(2) there. Any other record written meanwhile first writes what is held, so
-   * the file keeps the order of the calls. The caller forwards the chunk after `endChunk`.
+   * Begin the records of one chunk of agent output (or of anything else: `events` may be
+   * empty): its raw records, and the routine decisions (`sync: "soon"`) and plain records
+   * (`debug`, `info`, …) written until {@link SessionLog.endChunk}, are held and written
+   * together with one write(2) there. An urgent decision written meanwhile first writes what
+   * is held, so the file keeps the order of the calls. The caller forwards the chunk after
+   * `endChunk`.
    */
   beginChunk(events: readonly AgentEvent[]): void;
   /** Write what {@link SessionLog.beginChunk} held, with one write(2); then fsync soon if it held decisions. */
@@ -274,8 +276,8 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
   // decisions among them want an fsync.
   let held: Buffer[] | undefined;
   let heldDecisions = false;
-  // Set while a routine decision (`sync: "soon"`) is being serialised: it may join `held`.
-  let writingRoutine = false;
+  // False while an urgent decision is being serialised: it never joins `held`.
+  let writingRoutine = true;
   const writeHeld = (): void => {
     if (held === undefined) return;
     const parts = held;
@@ -297,7 +299,6 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
       const record = Buffer.from(line, "utf8");
       if (held !== undefined && writingRoutine) {
         held.push(record);
-        heldDecisions = true;
       } else {
         writeHeld();
         file.write([record]);
@@ -374,12 +375,12 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
       try {
         logger[level](fields, message);
       } finally {
-        writingRoutine = false;
+        writingRoutine = true;
       }
-      // A held routine record is fsynced soon after the chunk is written (see writeHeld).
-      if (routine) {
-        if (held === undefined) file.syncSoon();
-      } else file.syncNow();
+      // A held routine decision is fsynced soon after the chunk is written (see writeHeld).
+      if (!routine) file.syncNow();
+      else if (held === undefined) file.syncSoon();
+      else heldDecisions = true;
     },
     debug: (fields, message) => logger.debug(fields, message),
     info: (fields, message) => logger.info(fields, message),
