@@ -6,7 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI } from "./harness.js";
@@ -14,28 +14,31 @@ import { CLI } from "./harness.js";
 const work = mkdtempSync(join(tmpdir(), "cursor-wrap-startup-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const hooks = join(work, "hooks.mjs");
-writeFileSync(
-  hooks,
-  `import { appendFileSync } from "node:fs";
+/** A loader hook that appends the URL of every module Node loads to `list`. */
+function hookRecordingTo(list: string): string {
+  const hooks = join(work, `hooks-${basename(list)}.mjs`);
+  writeFileSync(
+    hooks,
+    `import { appendFileSync } from "node:fs";
 export async function load(url, context, nextLoad) {
-  appendFileSync(process.env.LOADED_MODULES_FILE, url + "\\n");
+  appendFileSync(${JSON.stringify(list)}, url + "\\n");
   return nextLoad(url, context);
 }
 `,
-);
-const register = join(work, "register.mjs");
-writeFileSync(
-  register,
-  `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
-);
+  );
+  const register = join(work, `register-${basename(list)}.mjs`);
+  writeFileSync(
+    register,
+    `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+  );
+  return register;
+}
 
 /** The files a command line loads, and the source files bundled into them. */
 function loaded(args: string[]): { files: string[]; sources: string[]; stdout: string } {
   const list = join(work, `loaded-${args.join("_")}.txt`);
-  const result = spawnSync(process.execPath, ["--import", register, CLI, ...args], {
+  const result = spawnSync(process.execPath, ["--import", hookRecordingTo(list), CLI, ...args], {
     encoding: "utf8",
-    env: { ...process.env, LOADED_MODULES_FILE: list },
   });
   expect(result.status).toBe(0);
   const files = readFileSync(list, "utf8")
