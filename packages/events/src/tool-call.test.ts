@@ -454,6 +454,57 @@ describe("toolResult outcomes", () => {
   });
 });
 
+describe("extractor results", () => {
+  // Whoever serialises them (renderers, records) sees the same key order as ever.
+  it("keep their key order: the description or summary first, then the call's fields", () => {
+    const args = { command: "sleep 1", timeout: 5_000, isBackground: true, workingDirectory: "/r" };
+    const info = toolCallInfo(toolEvent("started", "shellToolCall", { args }));
+    expect(Object.keys(info ?? {})).toEqual([
+      "label",
+      "command",
+      "timeoutMs",
+      "directory",
+      "callId",
+      "phase",
+      "key",
+      "kind",
+      "background",
+      "args",
+    ]);
+    expect(info?.background).toBe(true);
+    const result = toolResult(
+      toolEvent("completed", "shellToolCall", {
+        args,
+        result: { success: { exitCode: 0, stdout: "ok" } },
+      }),
+    );
+    expect(Object.keys(result ?? {})).toEqual([
+      "summary",
+      "ok",
+      "exitCode",
+      "stdoutTail",
+      "callId",
+      "key",
+      "kind",
+      "background",
+      "outcome",
+      "pending",
+      "command",
+    ]);
+    const none = toolResult(toolEvent("completed", "readToolCall", { args: { path: "x" } }));
+    expect(Object.keys(none ?? {})).toEqual([
+      "callId",
+      "key",
+      "kind",
+      "background",
+      "outcome",
+      "ok",
+      "pending",
+      "summary",
+    ]);
+  });
+});
+
 describe("toMonitorSignal for tool calls", () => {
   it("marks background shells and maps await waits to declared timeouts", () => {
     expect(

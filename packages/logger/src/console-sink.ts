@@ -1,17 +1,8 @@
 import { terminalSafe } from "@cursor-wrap/events";
 import { createColors } from "picocolors";
+import { LEVELS, type LevelName } from "./defaults.js";
 
-/** Log levels, as pino numbers them. */
-export const LEVELS = {
-  debug: 20,
-  info: 30,
-  warn: 40,
-  error: 50,
-  silent: Number.POSITIVE_INFINITY,
-} as const;
-
-/** A level name, or `silent` for none. */
-export type LevelName = keyof typeof LEVELS;
+export { LEVELS, type LevelName };
 
 /** Where the console sink writes: usually `process.stderr`. */
 export interface ConsoleStream {

@@ -294,6 +294,57 @@ describe("openSessionLog", () => {
     ).toEqual(["a", "b", "T: text", "c"]);
   });
 
+  it("writes a chunk's raw records and its routine records with one writev, in call order", () => {
+    vi.useFakeTimers();
+    try {
+      const log = open();
+      vi.clearAllMocks();
+      const events = createLineFramer().push(
+        Buffer.from('{"type":"tool_call","subtype":"started"}\n{"type":"b"}\n'),
+      );
+      log.beginChunk(events);
+      log.decision("tool_call_opened", { call_id: "1" }, "debug", { sync: "soon" });
+      log.decision("monitor_warning", { code: "x" }, "warn", { sync: "soon" });
+      log.debug({ detail: "a plain record" }, "note");
+      // Nothing is in the file until the chunk ends: the caller forwards it only after that.
+      expect(vi.mocked(fs.writevSync)).not.toHaveBeenCalled();
+      expect(vi.mocked(fs.writeSync)).not.toHaveBeenCalled();
+      expect(records(log.path).map((record) => record.msg)).toEqual(["session_start"]);
+      log.endChunk();
+      expect(vi.mocked(fs.writevSync)).toHaveBeenCalledTimes(1);
+      expect(vi.mocked(fs.writeSync)).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(50);
+      expect(vi.mocked(fs.fsync)).toHaveBeenCalledTimes(1); // the held decisions: fsynced soon
+      // An urgent decision writes what is held first.
+      log.beginChunk(createLineFramer().push(Buffer.from('{"type":"c"}\n')));
+      log.decision("tool_call_closed", { call_id: "1" }, "debug", { sync: "soon" });
+      log.decision("hang_detected", {}, "error");
+      expect(vi.mocked(fs.fsyncSync)).toHaveBeenCalledTimes(1);
+      log.decision("tool_call_opened", { call_id: "2" }, "debug", { sync: "soon" });
+      log.endChunk();
+      log.close({ outcome: "hang", flagged: true, exit_code: 0 });
+      expect(
+        records(log.path).map((record) =>
+          record.msg === "raw_event" ? (record.raw as { type: string }).type : record.msg,
+        ),
+      ).toEqual([
+        "session_start",
+        "tool_call",
+        "b",
+        "tool_call_opened",
+        "monitor_warning",
+        "note",
+        "c",
+        "tool_call_closed",
+        "hang_detected",
+        "tool_call_opened",
+        "session_end",
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("fsyncs routine decisions together within 50 ms off the event loop, and urgent ones at once", () => {
     vi.useFakeTimers();
     try {

@@ -113,6 +113,17 @@ export interface SessionLog {
   raw(event: AgentEvent): void;
   /** Log several lines (one chunk of output) with one write(2): each record stays whole. */
   rawAll(events: readonly AgentEvent[]): void;
+  /**
+   * Begin the records of one chunk of agent output (or of anything else: `events` may be
+   * empty): its raw records, and the routine decisions (`sync: "soon"`) and plain records
+   * (`debug`, `info`, …) written until {@link SessionLog.endChunk}, are held and written
+   * together with one write(2) there. An urgent decision written meanwhile first writes what
+   * is held, so the file keeps the order of the calls. The caller forwards the chunk after
+   * `endChunk`.
+   */
+  beginChunk(events: readonly AgentEvent[]): void;
+  /** Write what {@link SessionLog.beginChunk} held, with one write(2); then fsync soon if it held decisions. */
+  endChunk(): void;
   /** Log a line of agent stderr: JSON lines at debug, anything else at warn (R-SUP4). */
   stderr(line: Buffer): void;
   /**
@@ -293,6 +304,22 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     ]);
   };
 
+  // The records of the chunk begun by `beginChunk`, not written yet; and whether routine
+  // decisions among them want an fsync.
+  let held: Buffer[] | undefined;
+  let heldDecisions = false;
+  // False while an urgent decision is being serialised: it never joins `held`.
+  let writingRoutine = true;
+  const writeHeld = (): void => {
+    if (held === undefined) return;
+    const parts = held;
+    held = undefined;
+    file.write(parts);
+    if (heldDecisions) file.syncSoon();
+    heldDecisions = false;
+    rotateIfNeeded();
+  };
+
   // pino serialises every record except raw lines; this destination writes them to the file
   // and hands the level and fields to the console sink (pino's metadata protocol).
   const destination = {
@@ -301,9 +328,15 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     lastMsg: "",
     lastObj: {} as Fields,
     write(line: string) {
-      file.write([Buffer.from(line, "utf8")]);
+      const record = Buffer.from(line, "utf8");
+      if (held !== undefined && writingRoutine) {
+        held.push(record);
+      } else {
+        writeHeld();
+        file.write([record]);
+        rotateIfNeeded();
+      }
       printConsole(this.lastLevel, this.lastMsg, this.lastObj);
-      rotateIfNeeded();
       if (onRecord) tapLines(line);
     },
   };
@@ -331,17 +364,25 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
 
     raw(event) {
       if (closed) return;
+      writeHeld();
       file.write(stdoutRecords.encode(event));
       rotateIfNeeded();
     },
 
     rawAll(events) {
+      log.beginChunk(events);
+      writeHeld();
+    },
+
+    beginChunk(events) {
       if (closed) return;
+      writeHeld();
       const parts: Buffer[] = [];
       for (const event of events) for (const part of stdoutRecords.encode(event)) parts.push(part);
-      file.write(parts);
-      rotateIfNeeded();
+      held = parts;
     },
+
+    endChunk: writeHeld,
 
     stderr(line) {
       log.stderrAll([parseLine(Buffer.concat([line, NEWLINE]))]);
@@ -349,6 +390,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
 
     stderrAll(events) {
       if (closed || events.length === 0) return;
+      writeHeld();
       let records = "";
       // The lines people would read (not the events the agent mirrors on stderr), for the tap.
       let tapped = "";
@@ -366,9 +408,17 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     },
 
     decision(message, fields = {}, level = "info", options = {}) {
-      logger[level](fields, message);
-      if (options.sync === "soon") file.syncSoon();
-      else file.syncNow();
+      const routine = options.sync === "soon";
+      writingRoutine = routine;
+      try {
+        logger[level](fields, message);
+      } finally {
+        writingRoutine = true;
+      }
+      // A held routine decision is fsynced soon after the chunk is written (see writeHeld).
+      if (!routine) file.syncNow();
+      else if (held === undefined) file.syncSoon();
+      else heldDecisions = true;
     },
     debug: (fields, message) => logger.debug(fields, message),
     info: (fields, message) => logger.info(fields, message),
@@ -400,6 +450,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
 
     close(end) {
       if (closed) return;
+      writeHeld();
       const tagsNow = (): LogTag[] => [
         ...(end.flagged ? (["flagged"] as const) : []),
         ...(file.incomplete ? (["incomplete"] as const) : []),

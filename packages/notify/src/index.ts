@@ -19,6 +19,6 @@ export {
   notificationText,
 } from "./notification.js";
 export type { Notifier, NotifierOptions } from "./notifier.js";
-export { createNotifier, DEFAULT_NOTIFY_TIMEOUT_MS } from "./notifier.js";
+export { createNotifier } from "./notifier.js";
 export type { NotifyEvent } from "./notify-events.js";
-export { NOTIFY_EVENTS, parseNotifyEvents } from "./notify-events.js";
+export { DEFAULT_NOTIFY_TIMEOUT_MS, NOTIFY_EVENTS, parseNotifyEvents } from "./notify-events.js";

@@ -1,9 +1,6 @@
 import { type Delivery, type DeliveryResult, postWebhook, runCommand } from "./deliver.js";
 import type { Notification } from "./notification.js";
-import type { NotifyEvent } from "./notify-events.js";
-
-/** Default time a command or a webhook has, ms. */
-export const DEFAULT_NOTIFY_TIMEOUT_MS = 10_000;
+import { DEFAULT_NOTIFY_TIMEOUT_MS, type NotifyEvent } from "./notify-events.js";
 
 /** Options for {@link createNotifier}. */
 export interface NotifierOptions {

@@ -9,6 +9,9 @@ import { NotifyOptionError } from "./errors.js";
  */
 export type NotifyEvent = "hang" | "linger" | "budget" | "retry" | "gave-up" | "done";
 
+/** How long a command or a webhook has before it is given up, ms. */
+export const DEFAULT_NOTIFY_TIMEOUT_MS = 10_000;
+
 /** Every event, in the order a run can reach them. */
 export const NOTIFY_EVENTS: readonly NotifyEvent[] = [
   "hang",

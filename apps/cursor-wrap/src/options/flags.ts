@@ -1,15 +1,18 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_PARSE_CAP } from "@cursor-wrap/events";
+// The packages' defaults come from their `/defaults` entries: this table is in the static graph
+// of every command, `--version` and `--help` included, which must not load the packages
+// themselves (pino, the parsers, the process code).
+import { DEFAULT_PARSE_CAP } from "@cursor-wrap/events/defaults";
 import type { OutputFormat } from "@cursor-wrap/format";
-import { DEFAULT_RETENTION_MS, LEVELS, type LevelName } from "@cursor-wrap/logger";
+import { DEFAULT_RETENTION_MS, LEVELS, type LevelName } from "@cursor-wrap/logger/defaults";
 import {
   DEFAULT_BACKGROUND_WAIT_MS,
   DEFAULT_LIVENESS,
   DEFAULT_THRESHOLDS,
   DEFAULT_TOOL_TIMEOUTS,
   MAX_TIMER_DELAY_MS,
-} from "@cursor-wrap/monitor";
+} from "@cursor-wrap/monitor/defaults";
 import {
   commandWords,
   DEFAULT_NOTIFY_TIMEOUT_MS,
@@ -17,9 +20,9 @@ import {
   type NotifyEvent,
   NotifyOptionError,
   parseNotifyEvents,
-} from "@cursor-wrap/notify";
-import { DEFAULT_BACKOFF, DEFAULT_POLICY } from "@cursor-wrap/recovery";
-import { DEFAULT_DRAIN_GRACE_MS, DEFAULT_KILL_GRACE_MS } from "@cursor-wrap/supervisor";
+} from "@cursor-wrap/notify/options";
+import { DEFAULT_BACKOFF, DEFAULT_POLICY } from "@cursor-wrap/recovery/defaults";
+import { DEFAULT_DRAIN_GRACE_MS, DEFAULT_KILL_GRACE_MS } from "@cursor-wrap/supervisor/defaults";
 import { UsageError } from "../usage-error.js";
 import type { FlagKey, InputFormat, ReportFormat, RunOptions, StderrMode } from "./run-options.js";
 import { parseDuration, parseSize, parseToolTimeouts, showDuration, showSize } from "./units.js";
