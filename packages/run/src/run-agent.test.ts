@@ -156,6 +156,12 @@ describe("runAgent", () => {
     const result = await run.result;
     expect(result.ending.kind).toBe("cancelled");
     expect(events.some((event) => event.kind === "agent")).toBe(false);
+    // No agent was started at all, and the contract stream still ends in done.
+    expect(events.some((event) => event.kind === "started")).toBe(false);
+    expect(result.attempts).toEqual([]);
+    const contract = contractOf(events);
+    expectWellFormed(contract);
+    expect(contract.at(-1)).toMatchObject({ type: "done" });
   });
 
   it("rejects with a typed error when the agent cannot start, the events still ending in done", async () => {

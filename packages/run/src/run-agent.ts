@@ -349,6 +349,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
         host.turnEnded?.();
       },
       shutdown,
+      stopped: () => stopping,
       printError: (message) => host.printError?.(message),
     };
     const stderrMode = options.stderrMode ?? (options.stderr ? "errors" : "none");
@@ -419,6 +420,8 @@ export function runAgent(options: RunAgentOptions): AgentRun {
           ...(session.agentVersion === undefined ? {} : { agent_version: session.agentVersion }),
         });
       }
+      // A run stopped before its first turn still has its events: protocol, then done.
+      if (!contractSeen) tap?.startTurn();
       return { ...session, logPath: log.path === "" ? undefined : log.path };
     } catch (error) {
       if (owned) {

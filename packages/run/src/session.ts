@@ -59,6 +59,8 @@ export interface SessionControl {
   turnEnded(): void;
   /** Resolves when the whole run must stop (a signal, `cancel()`, stdout failing). */
   readonly shutdown: Promise<CancelReason>;
+  /** Why the run was already stopped, if it was: no agent is started then. */
+  stopped?(): CancelReason | undefined;
   /** One line for people (the CLI's stderr); a library run has none. */
   printError(message: string): void;
 }
@@ -436,6 +438,8 @@ export async function runPrintSession(
   prompt: string | Buffer,
 ): Promise<SessionResult> {
   const session = new Session(context, "print");
+  const stoppedBefore = context.control.stopped?.();
+  if (stoppedBefore) return session.result(endingOfCancel(stoppedBefore), "cancelled");
   let next: string | Buffer = prompt;
   let continuing = false;
   for (;;) {
@@ -467,7 +471,8 @@ export async function runInteractiveSession(
   firstPrompt: string | undefined,
 ): Promise<SessionResult> {
   const session = new Session(context, "interactive");
-  let stop: CancelReason | undefined;
+  let stop: CancelReason | undefined = context.control.stopped?.();
+  if (stop) return session.result(endingOfCancel(stop), "cancelled");
   void context.control.shutdown.then((reason) => {
     stop = reason;
     reader.close();
