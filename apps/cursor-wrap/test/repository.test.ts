@@ -62,6 +62,58 @@ describe("the test set-up", () => {
     expect(offenders).toEqual([]);
   });
 
+  it("defines in docs/requirements.md every requirement id and section the repository cites", () => {
+    const requirements = readFileSync(join(root, "docs", "requirements.md"), "utf8");
+    // An id is defined by a bullet that starts with it in bold; a family (`R-LOG`) and a section
+    // (`§7b`) by a heading that names them.
+    const defined = [...requirements.matchAll(/^- \*\*([A-Z][A-Z0-9-]*[a-z]?)\*\*/gm)].map(
+      (match) => match[1]!,
+    );
+    expect(defined.length).toBe(new Set(defined).size);
+    const headings = requirements.split("\n").filter((line) => line.startsWith("## "));
+    const families = new Set(headings.flatMap((line) => line.match(/\bR-[A-Z]+\b/g) ?? []));
+    const sections = new Set(
+      headings.flatMap((line) => line.match(/^## ([0-9]+[a-z]?)\./)?.[1] ?? []),
+    );
+    const known = new Set([...defined, ...families]);
+
+    const citing = [
+      ...["packages", "apps", "fixtures", "bench", "scripts", ".changeset", "docs"].flatMap(
+        (directory) => sourceFiles(join(root, directory), true),
+      ),
+      ...readdirSync(root)
+        .filter((name) => name.endsWith(".md"))
+        .map((name) => join(root, name)),
+    ].filter(
+      (file) =>
+        // The captures and third-party text quoted in snapshots are not ours to cite from.
+        !file.startsWith(join(root, "fixtures", "real", "")) &&
+        !file.includes("__snapshots__") &&
+        /\.(ts|js|mjs|md|json)$/.test(file),
+    );
+    expect(citing.length).toBeGreaterThan(100);
+    const undefinedIds: string[] = [];
+    const undefinedSections: string[] = [];
+    const outsideCitations: string[] = [];
+    for (const file of citing) {
+      const text = readFileSync(file, "utf8");
+      const where = file.slice(root.length);
+      for (const [id] of text.matchAll(
+        /\b(R-[A-Z]+[0-9]*[a-z]?|P[0-9]+|AC[0-9]+|F-[0-9]{3}[a-z]?)\b/g,
+      )) {
+        if (!known.has(id)) undefinedIds.push(`${where}: ${id}`);
+      }
+      for (const [, section] of text.matchAll(/requirements\.md §([0-9]+[a-z]?)/g)) {
+        if (!sections.has(section!)) undefinedSections.push(`${where}: §${section}`);
+      }
+      // The specification these rules come from is not in the repository: cite docs/requirements.md.
+      if (/\bSPEC\b/.test(text)) outsideCitations.push(where);
+    }
+    expect(undefinedIds).toEqual([]);
+    expect(undefinedSections).toEqual([]);
+    expect(outsideCitations).toEqual([]);
+  });
+
   it("runs with a home directory of its own, never the real ~/.cursor-wrap", () => {
     expect(process.env.CURSOR_WRAP_TEST_HOME).toBeDefined();
     expect(homedir()).toBe(process.env.CURSOR_WRAP_TEST_HOME);

@@ -1,4 +1,4 @@
-// `cursor-wrap mcp proxy | wrap | unwrap | status | run` (SPEC 7b): the MCP watchdog's commands.
+// `cursor-wrap mcp proxy | wrap | unwrap | status | run` (docs/requirements.md §7b): the MCP watchdog's commands.
 // The proxy itself is `@cursor-wrap/mcp`; this wires it to the process's stdio, signals and a
 // log, and the config commands to every client's files (`--client`); `run` is mcp-run.ts.
 
