@@ -3,7 +3,11 @@
 // name goes through this table.
 
 import type { Usage } from "@cursor-wrap/events";
-import { SESSION_LOG_RECORDS, type SessionLog } from "@cursor-wrap/logger";
+import {
+  type RecordLevel as Level,
+  SESSION_LOG_RECORDS,
+  type SessionLog,
+} from "@cursor-wrap/logger";
 import type { Reason, Verdict } from "@cursor-wrap/monitor";
 import type { FailureKind, RecoveryAction, UsageCounts } from "@cursor-wrap/recovery";
 import { type KillStep, SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
@@ -218,8 +222,6 @@ export interface RecordFields {
 
 /** The name of a decision record the CLI writes. */
 export type RecordName = keyof RecordFields;
-
-type Level = "debug" | "info" | "warn" | "error";
 
 /** How a record is written and who shows or replays it. */
 export interface RecordSpec<Name extends RecordName = RecordName> {

@@ -3,7 +3,7 @@
 
 import { isUtf8 } from "node:buffer";
 import { type AgentEvent, parseLine } from "@cursor-wrap/events";
-import { LEVELS } from "./console-sink.js";
+import { LEVELS } from "./levels.js";
 import {
   createLineRedactor,
   jsonMayContainSecret,

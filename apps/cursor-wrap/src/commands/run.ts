@@ -8,6 +8,7 @@ import { openSessionLog } from "@cursor-wrap/logger";
 import { DEFAULT_BACKOFF, DEFAULT_POLICY } from "@cursor-wrap/recovery";
 import type { SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
 import { requestedModel, turnArgs } from "../agent/agent-args.js";
+import { SHARED_LOG_DIRECTORY_ADVICE } from "../error-hints.js";
 import { type Ending, EXIT, exitCodeOf } from "../exit-codes.js";
 import { recordsWhere, writeRecord } from "../log-records.js";
 import { loadAuthProfiles, type ProfileEnvironment } from "../options/auth-profiles.js";
@@ -232,6 +233,7 @@ export async function runCommand(
   const formatter = hint.formatter;
   const log = openSessionLog({
     dir: options.logDir,
+    sharedDirectoryAdvice: SHARED_LOG_DIRECTORY_ADVICE,
     console: {
       stream: stderr,
       level: options.logLevel,
