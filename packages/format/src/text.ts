@@ -12,7 +12,7 @@ import {
   toolResult,
   type Usage,
 } from "@cursor-wrap/events";
-import { formatDuration } from "@cursor-wrap/monitor";
+import { formatDuration } from "@cursor-wrap/wording";
 import { createColors } from "picocolors";
 import { createAssistantText } from "./assistant-text.js";
 import { lifecycleLine } from "./lifecycle-events.js";

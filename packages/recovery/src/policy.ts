@@ -1,4 +1,4 @@
-import { formatDuration } from "@cursor-wrap/monitor";
+import { formatDuration } from "@cursor-wrap/wording";
 import { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from "./backoff.js";
 import { type AgentFailure, FAILURE_KINDS, type FailureKind } from "./failure.js";
 

@@ -3,7 +3,7 @@
 
 import { terminalSafe } from "@cursor-wrap/events";
 import { LEVELS } from "@cursor-wrap/logger";
-import { formatDuration } from "@cursor-wrap/monitor";
+import { formatDuration } from "@cursor-wrap/wording";
 
 /** Session updates too frequent to show (streamed text); they are in the log. */
 const QUIET_UPDATES = new Set([

@@ -11,7 +11,8 @@ import {
   renderConsoleLine,
   type SessionSummary,
 } from "@cursor-wrap/logger";
-import { formatDuration, type Reason } from "@cursor-wrap/monitor";
+import type { Reason } from "@cursor-wrap/monitor";
+import { formatDuration } from "@cursor-wrap/wording";
 import { createColors } from "picocolors";
 import { RECORDS, type RecordFields, type RecordName, verdictOf } from "../log-records.js";
 import type { CancelReason } from "../run-control.js";

@@ -8,12 +8,12 @@ import {
 } from "@cursor-wrap/events";
 import { logEntryEvent, readSessionLog } from "@cursor-wrap/logger";
 import {
-  formatDuration,
   type MonitorSignal,
   type SimulationEntry,
   simulate,
   type TimedSignal,
 } from "@cursor-wrap/monitor";
+import { formatDuration } from "@cursor-wrap/wording";
 import { RECORDS, type RecordFields, type RecordName } from "../log-records.js";
 import {
   MONITOR_KEYS,

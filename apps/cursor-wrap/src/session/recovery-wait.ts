@@ -1,6 +1,7 @@
 import { terminalSafe } from "@cursor-wrap/events";
 import type { Formatter } from "@cursor-wrap/format";
-import { formatDuration, MAX_TIMER_DELAY_MS } from "@cursor-wrap/monitor";
+import { MAX_TIMER_DELAY_MS } from "@cursor-wrap/monitor";
+import { formatDuration } from "@cursor-wrap/wording";
 
 /** Shows the time left while the session waits between two attempts (on a terminal). */
 export interface WaitDisplay {
