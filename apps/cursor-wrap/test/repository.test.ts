@@ -114,6 +114,39 @@ describe("the test set-up", () => {
     expect(outsideCitations).toEqual([]);
   });
 
+  it("lists every source file of the libraries and the CLI in ARCHITECTURE.md, and no file that is gone", () => {
+    const architecture = readFileSync(join(root, "ARCHITECTURE.md"), "utf8");
+    /** The code block under a heading. */
+    const blockAfter = (heading: string): string[] => {
+      const start = architecture.indexOf(heading);
+      expect(start).toBeGreaterThan(-1);
+      const open = architecture.indexOf("```\n", start) + 4;
+      return architecture.slice(open, architecture.indexOf("```", open)).split("\n");
+    };
+    const listed: string[] = [];
+    let library = "";
+    for (const line of blockAfter("## The libraries, file by file")) {
+      const first = /^(\S+)\/\s+(\S+\.ts)\s/.exec(line);
+      if (first) library = first[1]!;
+      const file = first?.[2] ?? /^\s+(\S+\.ts)\s/.exec(line)?.[1];
+      if (file) listed.push(`packages/${library}/src/${file}`);
+    }
+    for (const line of blockAfter("## The CLI, file by file")) {
+      const file = /^(\S+\.ts)\s/.exec(line)?.[1];
+      if (file) listed.push(`apps/cursor-wrap/src/${file}`);
+    }
+    const sources = [
+      ...readdirSync(join(root, "packages")).map((name) => join(root, "packages", name, "src")),
+      join(root, "apps", "cursor-wrap", "src"),
+    ]
+      .flatMap((directory) => sourceFiles(directory))
+      .map((file) => file.slice(root.length))
+      .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts"))
+      .filter((file) => !/^packages\/[^/]+\/src\/index\.ts$/.test(file));
+    expect(sources.filter((file) => !listed.includes(file))).toEqual([]);
+    expect(listed.filter((file) => !sources.includes(file))).toEqual([]);
+  });
+
   it("runs with a home directory of its own, never the real ~/.cursor-wrap", () => {
     expect(process.env.CURSOR_WRAP_TEST_HOME).toBeDefined();
     expect(homedir()).toBe(process.env.CURSOR_WRAP_TEST_HOME);
