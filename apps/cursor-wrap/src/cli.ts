@@ -350,7 +350,7 @@ async function runMain(args: readonly string[], io: RunIo, env: NodeJS.ProcessEn
     words: wordsOf(line),
     agentArguments: agentArgumentsOf(line),
   });
-  const { findAgentBinary } = await import("./agent/agent-binary.js");
+  const { findAgentBinary } = await import("@cursor-wrap/run");
   const agentCommand = agentCommandOf(line);
   if (agentCommand !== undefined) {
     const { runAgentDirectly } = await import("./agent/run-agent-directly.js");

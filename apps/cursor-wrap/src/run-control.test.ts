@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
+import { endingOfCancel, exitCodeOf } from "@cursor-wrap/run";
+import { fakeAgentProcess } from "@cursor-wrap/run/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { fakeAgentProcess } from "./__fixtures__/fake-agent-process.js";
-import { exitCodeOf } from "./exit-codes.js";
-import { createRunControl, endingOfCancel, type ProcessHooks } from "./run-control.js";
+import { createRunControl, type ProcessHooks } from "./run-control.js";
 
 let dir: string;
 let log: SessionLog;

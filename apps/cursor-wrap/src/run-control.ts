@@ -1,23 +1,13 @@
 import type { SessionLog } from "@cursor-wrap/logger";
+import {
+  type CancelReason,
+  type Ending,
+  endingOfCancel,
+  signalExitCode,
+  writeRecord,
+} from "@cursor-wrap/run";
 import { type AgentProcess, startTreeSentinel, type TreeSentinel } from "@cursor-wrap/supervisor";
-import { type Ending, signalExitCode } from "./exit-codes.js";
-import { writeRecord } from "./log-records.js";
 import { printError } from "./print-error.js";
-
-/**
- * Why a turn was cancelled: Ctrl+C in an interactive turn (the session goes on), a signal
- * that ends the session, or stdout failing: its reader gone (`EPIPE`) or a write error
- * (`ENOSPC` on a full disk, `EFBIG` past a file-size limit, …), by its error code.
- */
-export type CancelReason =
-  | { kind: "turn"; signal: NodeJS.Signals }
-  | { kind: "shutdown"; signal: NodeJS.Signals }
-  | { kind: "output"; code: string };
-
-/** How a session stopped by a cancel ends. */
-export function endingOfCancel(reason: CancelReason): Ending {
-  return reason.kind === "output" ? { kind: "error" } : { kind: "signal", signal: reason.signal };
-}
 
 /** A reader that went away: like any Unix tool, the wrapper then stops quietly. */
 const readerGone = (reason: CancelReason | undefined): boolean =>

@@ -1,9 +1,10 @@
-// Round trip of the session log's vocabulary: every record a run writes is one the table in
-// log-records.ts knows, and `logs show` and `replay` handle each as the table says.
+// Round trip of the session log's vocabulary: every record a run writes is one the table of
+// @cursor-wrap/run (`log-records.ts`) knows, and `logs show` and `replay` handle each as the
+// table says.
 
 import { readFileSync } from "node:fs";
+import { isKnownRecord, RECORDS, type RecordName } from "@cursor-wrap/run";
 import { describe, expect, it } from "vitest";
-import { isKnownRecord, RECORDS, type RecordName } from "../src/log-records.js";
 import { checkNoSurvivorsAfterAll, FAST, logFiles, run } from "./harness.js";
 
 checkNoSurvivorsAfterAll();

@@ -1,9 +1,10 @@
-// Writes one JSON Schema file per event type and tool kind into dist/json-schema/, for
+// Writes one JSON Schema file per event type, tool kind and adapter-contract shape (the
+// normalised events and the turn input) into dist/json-schema/, for
 // consumers that do not use TypeScript or zod. Runs after tsup, from the built package.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { schemas, toolSchemas } from "../dist/schemas.js";
+import { contractSchemas, schemas, toolSchemas } from "../dist/schemas.js";
 
 /**
  * `type: ["number", "string"]` as `anyOf` of single types: the same schema, and one that Ajv's
@@ -27,7 +28,11 @@ function withoutUnionTypes(node) {
 const out = join(import.meta.dirname, "..", "dist", "json-schema");
 mkdirSync(out, { recursive: true });
 const written = [];
-for (const [name, schema] of [...Object.entries(schemas), ...Object.entries(toolSchemas)]) {
+for (const [name, schema] of [
+  ...Object.entries(schemas),
+  ...Object.entries(toolSchemas),
+  ...Object.entries(contractSchemas),
+]) {
   const file = `${name}.schema.json`;
   const jsonSchema = withoutUnionTypes(
     z.toJSONSchema(schema, { unrepresentable: "any", reused: "ref" }),

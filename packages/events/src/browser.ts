@@ -2,6 +2,28 @@
 // runtimes. Parse lines yourself (`JSON.parse`), wrap them with `eventOf`, and read them with
 // the same extractors the Node entry has. The zod schemas are at `@cursor-wrap/events/schemas`.
 
+export type { AssistantText } from "./assistant-text.js";
+export { createAssistantText } from "./assistant-text.js";
+export type {
+  ContractError,
+  ContractEvent,
+  ContractEventType,
+  ContractFinishReason,
+  ContractNormalizer,
+  ContractNormalizerOptions,
+  ContractToolCall,
+  ContractUsage,
+} from "./contract.js";
+export { CONTRACT_PROTOCOL_VERSION, createContractNormalizer } from "./contract.js";
+export type { ContractErrorCode, ContractErrorSource } from "./contract-errors.js";
+export { CONTRACT_ERROR_CODES, CONTRACT_ERRORS, contractErrorCode } from "./contract-errors.js";
+export type { ContractTool, ToolViolation } from "./contract-tools.js";
+export {
+  allowingTool,
+  canonicalToolName,
+  checkToolCall,
+  toolCallArgs,
+} from "./contract-tools.js";
 export { eventOf, eventTypeOf } from "./event-type.js";
 export type { AssistantForm, AssistantMessage, ResultInfo, Usage } from "./extract.js";
 export {

@@ -488,3 +488,6 @@ export type ToolCallCompletedEvent = z.infer<(typeof schemas)["ToolCallCompleted
 export type ResultSuccessEvent = z.infer<typeof ResultSuccess>;
 export type ResultErrorEvent = z.infer<typeof ResultError>;
 export type ShellToolCall = z.infer<(typeof toolSchemas)["shellToolCall"]>;
+
+export type { ContractTurnInput } from "./contract-schemas.js";
+export { CONTRACT_ROLES, contractSchemas } from "./contract-schemas.js";

@@ -1,5 +1,9 @@
-import { assistantMessage, resultInfo, terminalSafe } from "@cursor-wrap/events";
-import { createAssistantText } from "./assistant-text.js";
+import {
+  assistantMessage,
+  createAssistantText,
+  resultInfo,
+  terminalSafe,
+} from "@cursor-wrap/events";
 import type { Formatter, Output } from "./types.js";
 
 /**

@@ -1,3 +1,4 @@
+import { createEventsFormatter } from "./events.js";
 import { createJsonFormatter } from "./json.js";
 import { createStreamJsonFormatter } from "./stream-json.js";
 import { createTextFormatter } from "./text.js";
@@ -16,6 +17,8 @@ export function createFormatter(
       return createJsonFormatter(out);
     case "text":
       return createTextFormatter(out, options);
+    case "events":
+      return createEventsFormatter(out, options.contract);
     default: {
       const unknown: never = format;
       throw new TypeError(`unknown output format ${JSON.stringify(unknown)}`);

@@ -1,7 +1,10 @@
+// Kept here for existing users: the rule now lives in @cursor-wrap/events, beside the
+// contract normaliser that uses it too.
+export { type AssistantText, createAssistantText } from "@cursor-wrap/events";
 export { combineFormatters, createAnswerFormatter } from "./answer.js";
-export type { AssistantText } from "./assistant-text.js";
-export { createAssistantText } from "./assistant-text.js";
 export { createFormatter } from "./create-formatter.js";
+export type { ContractStreamOptions } from "./events.js";
+export { createContractStream, createEventsFormatter } from "./events.js";
 export type {
   Formatter,
   FormatterOptions,

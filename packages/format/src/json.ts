@@ -1,5 +1,4 @@
-import { assistantMessage, resultInfo } from "@cursor-wrap/events";
-import { createAssistantText } from "./assistant-text.js";
+import { assistantMessage, createAssistantText, resultInfo } from "@cursor-wrap/events";
 import type { Formatter, Output } from "./types.js";
 import { isTerminal, wrapperLine } from "./wrapper-line.js";
 

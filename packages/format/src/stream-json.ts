@@ -1,5 +1,4 @@
-import { assistantMessage } from "@cursor-wrap/events";
-import { createAssistantText } from "./assistant-text.js";
+import { assistantMessage, createAssistantText } from "@cursor-wrap/events";
 import type { Formatter, Output } from "./types.js";
 import { wrapperLine } from "./wrapper-line.js";
 

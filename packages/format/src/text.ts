@@ -1,6 +1,7 @@
 import {
   type AgentEvent,
   assistantMessage,
+  createAssistantText,
   eventTypeOf,
   type JsonEvent,
   resultInfo,
@@ -14,7 +15,6 @@ import {
 } from "@cursor-wrap/events";
 import { formatDuration } from "@cursor-wrap/wording";
 import { createColors } from "picocolors";
-import { createAssistantText } from "./assistant-text.js";
 import { lifecycleLine } from "./lifecycle-events.js";
 import { createStatusLine } from "./status-line.js";
 import type { Formatter, FormatterOptions, Output, TurnSummary, WrapperDecision } from "./types.js";

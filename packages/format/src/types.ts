@@ -1,8 +1,11 @@
-import type { AgentEvent, Usage } from "@cursor-wrap/events";
+import type { AgentEvent, ContractNormalizerOptions, Usage } from "@cursor-wrap/events";
 import type { Reason } from "@cursor-wrap/monitor";
 
-/** The output formats of cursor-agent, and of the wrapper. */
-export type OutputFormat = "stream-json" | "json" | "text";
+/**
+ * The output formats of cursor-agent, and of the wrapper: `events` is the adapter contract's
+ * normalised stream.
+ */
+export type OutputFormat = "stream-json" | "json" | "text" | "events";
 
 /** Something the wrapper decided, to be shown in the output. */
 export type WrapperDecision =
@@ -45,6 +48,8 @@ export type WrapperDecision =
       terminal: boolean;
       /** Attempts made at the prompt, when there was more than one. */
       attempts?: number;
+      /** The failure's kind (`auth`, `usage-limit`, …); none for an exit nothing names. */
+      failure?: string;
     };
 
 /** How a turn went, for the one-line summary. */
@@ -118,4 +123,6 @@ export interface FormatterOptions {
   now?: () => number;
   /** Refresh period of the live elapsed time on a terminal, ms. Default 1000. */
   refreshMs?: number;
+  /** `events`: the turn's id and tools (see `createContractNormalizer`). */
+  contract?: Omit<ContractNormalizerOptions, "agentErrors">;
 }

@@ -35,7 +35,11 @@ export type FailureKind =
   /** A session id the agent refuses (not a UUID). */
   | "session-id"
   /** An error event whose words no recogniser knows. */
-  | "agent-error";
+  | "agent-error"
+  /** The agent called a tool the turn's allow-list does not name (and the caller stopped it). */
+  | "tool-not-allowed"
+  /** The agent called an allowed tool with arguments its schema refuses (and was stopped). */
+  | "tool-args-invalid";
 
 /** Which part of a {@link RecoveryPolicy} answers a kind of failure. */
 export type RecoveryRoute =
@@ -80,6 +84,8 @@ export const FAILURE_KINDS: { readonly [Kind in FailureKind]: FailureKindSpec } 
   "unknown-session": { transient: false, route: "none", label: "unknown session" },
   "session-id": { transient: false, route: "none", label: "session id refused" },
   "agent-error": { transient: false, route: "none", label: "agent error" },
+  "tool-not-allowed": { transient: false, route: "none", label: "tool not allowed" },
+  "tool-args-invalid": { transient: false, route: "none", label: "tool arguments refused" },
 };
 
 /** Every kind, in the taxonomy's order. */

@@ -288,18 +288,23 @@ describe("decideRecovery", () => {
     ).toBe(expected);
   });
 
-  it.each(["trust", "policy", "unknown-session", "session-id", "agent-error"] as const)(
-    "never retries %s, whatever the policy allows",
-    (kind) => {
-      const decision = decideRecovery(
-        failureOf(kind, "x"),
-        HISTORIES["first, session"]!,
-        POLICIES.full!,
-        CLOCK,
-      );
-      expect(decision).toMatchObject({ action: "give-up", reason: "final" });
-    },
-  );
+  it.each([
+    "trust",
+    "policy",
+    "unknown-session",
+    "session-id",
+    "agent-error",
+    "tool-not-allowed",
+    "tool-args-invalid",
+  ] as const)("never retries %s, whatever the policy allows", (kind) => {
+    const decision = decideRecovery(
+      failureOf(kind, "x"),
+      HISTORIES["first, session"]!,
+      POLICIES.full!,
+      CLOCK,
+    );
+    expect(decision).toMatchObject({ action: "give-up", reason: "final" });
+  });
 
   it("resumes after an auth failure that interrupted work", () => {
     const decision = decideRecovery(

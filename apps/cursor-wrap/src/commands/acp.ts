@@ -12,7 +12,7 @@ import {
 } from "@cursor-wrap/acp";
 import { CursorWrapError } from "@cursor-wrap/errors";
 import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
-import { findAgentBinary } from "../agent/agent-binary.js";
+import { findAgentBinary } from "@cursor-wrap/run";
 import { messageWithHint, SHARED_LOG_DIRECTORY_ADVICE } from "../error-hints.js";
 import { type MonitorThresholds, monitorOptions } from "../options/resolve.js";
 import type { RunOptions } from "../options/run-options.js";

@@ -12,10 +12,15 @@ import {
   type SessionSummary,
 } from "@cursor-wrap/logger";
 import type { Reason } from "@cursor-wrap/monitor";
+import {
+  type CancelReason,
+  RECORDS,
+  type RecordFields,
+  type RecordName,
+  verdictOf,
+} from "@cursor-wrap/run";
 import { formatDuration } from "@cursor-wrap/wording";
 import { createColors } from "picocolors";
-import { RECORDS, type RecordFields, type RecordName, verdictOf } from "../log-records.js";
-import type { CancelReason } from "../run-control.js";
 import { readableFile, UsageError } from "../usage-error.js";
 import { acpTimelineLine } from "./acp-timeline.js";
 import { mcpTimeline, mcpTimelineLine } from "./mcp-timeline.js";

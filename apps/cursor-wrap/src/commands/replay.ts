@@ -13,8 +13,8 @@ import {
   simulate,
   type TimedSignal,
 } from "@cursor-wrap/monitor";
+import { RECORDS, type RecordFields, type RecordName } from "@cursor-wrap/run";
 import { formatDuration } from "@cursor-wrap/wording";
-import { RECORDS, type RecordFields, type RecordName } from "../log-records.js";
 import {
   MONITOR_KEYS,
   type MonitorThresholds,

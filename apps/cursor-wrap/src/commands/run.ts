@@ -1,27 +1,40 @@
+import { createContractNormalizer } from "@cursor-wrap/events";
 import {
   combineFormatters,
   createAnswerFormatter,
   createFormatter,
   type Formatter,
+  type OutputFormat,
 } from "@cursor-wrap/format";
 import { openSessionLog } from "@cursor-wrap/logger";
 import { DEFAULT_BACKOFF, DEFAULT_POLICY } from "@cursor-wrap/recovery";
+import {
+  type CancelReason,
+  createBufferFreer,
+  type Ending,
+  EXIT,
+  exitCodeOf,
+  type RunAgentOptions,
+  recordsWhere,
+  requestedModel,
+  runAgent,
+  turnArgs,
+  type WaitDisplay,
+  writeRecord,
+} from "@cursor-wrap/run";
+import { parseTurnInput, type TurnInput, TurnInputError } from "@cursor-wrap/run/turn-input";
 import type { SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
-import { requestedModel, turnArgs } from "../agent/agent-args.js";
 import { SHARED_LOG_DIRECTORY_ADVICE } from "../error-hints.js";
-import { type Ending, EXIT, exitCodeOf } from "../exit-codes.js";
-import { recordsWhere, writeRecord } from "../log-records.js";
+import { redactAgentArgs } from "../options/agent-flags.js";
 import { loadAuthProfiles, type ProfileEnvironment } from "../options/auth-profiles.js";
 import type { AgentArgument } from "../options/command-line.js";
 import { monitorOptions } from "../options/resolve.js";
 import type { RunOptions } from "../options/run-options.js";
 import { openPromptHistory } from "../prompt-history.js";
 import { createPromptReader } from "../prompt-reader.js";
-import { type CancelReason, createRunControl } from "../run-control.js";
-import { formatterCountdown, stderrCountdown, type WaitDisplay } from "../session/recovery-wait.js";
+import { createRunControl } from "../run-control.js";
+import { formatterCountdown, stderrCountdown } from "../session/countdown.js";
 import { type HintInOutput, resumeHintLine, trackResumeHint } from "../session/resume-hint.js";
-import { runInteractiveSession, runPrintSession, type SessionContext } from "../session/session.js";
-import type { TurnSettings } from "../turn/run-turn.js";
 import { UsageError } from "../usage-error.js";
 
 /** The process streams a command talks to (injectable for tests). */
@@ -59,23 +72,49 @@ function noPrompt(why: string, options: RunOptions): UsageError {
   return new UsageError(`no prompt: ${why}${hint}`);
 }
 
+/** The prompt of a `-p` run, and the turn input it came from (`--input-format turn`). */
+interface PrintInput {
+  prompt: string | Buffer;
+  turn?: TurnInput;
+}
+
 /**
  * The prompt of a `-p` run (R-CLI2): the arguments, else stdin read to EOF, its bytes as they
- * are (the agent reads them the same way without the wrapper); a terminal is an error.
+ * are (the agent reads them the same way without the wrapper); a terminal is an error. With
+ * `--input-format turn`, stdin is one turn object: anything else fails here, before the agent
+ * starts (and, with `--output-format events`, the stream still says so and ends).
  */
-async function printPrompt(options: RunOptions, io: RunIo): Promise<string | Buffer> {
-  if (options.prompt !== undefined) return options.prompt;
+async function printPrompt(options: RunOptions, io: RunIo): Promise<PrintInput> {
+  if (options.inputFormat === "turn") {
+    if (options.prompt !== undefined) {
+      throw new UsageError("--input-format turn reads the turn on stdin: give no prompt argument");
+    }
+    if (io.stdin.isTTY) throw new UsageError("--input-format turn reads one turn object on stdin");
+    const bytes = await readAll(io.stdin);
+    try {
+      const turn = parseTurnInput(bytes);
+      return { prompt: turn.prompt, turn };
+    } catch (error) {
+      if (TurnInputError.isInstance(error) && options.outputFormat === "events") {
+        const stream = createContractNormalizer();
+        const events = [...stream.error("turn-input", error.message, true), ...stream.end("error")];
+        io.stdout.write(events.map((event) => `${JSON.stringify(event)}\n`).join(""));
+      }
+      throw error;
+    }
+  }
+  if (options.prompt !== undefined) return { prompt: options.prompt };
   if (io.stdin.isTTY) throw noPrompt("give it as an argument or pipe it on stdin", options);
   const bytes = await readAll(io.stdin);
   if (bytes.toString("latin1").trim() === "") throw noPrompt("stdin was empty", options);
-  return bytes;
+  return { prompt: bytes };
 }
 
-/** What a turn reads of the options (and the auth profiles' credentials, read at start). */
-function turnSettings(
+/** What the run reads of the options (and the auth profiles' credentials, read at start). */
+function runSettings(
   options: RunOptions & { agentBin: string },
   profiles: ReadonlyMap<string, ProfileEnvironment>,
-): TurnSettings {
+) {
   return {
     agentBin: options.agentBin,
     agentArgs: ({ resume, firstTurn, model, profile }) =>
@@ -89,13 +128,37 @@ function turnSettings(
         profileCredentials: profile !== undefined,
       }),
     profileEnv: (profile) => profiles.get(profile) ?? {},
+    redactArgs: redactAgentArgs,
     pty: options.pty,
     killGraceMs: options.killGraceMs,
     drainGraceMs: options.drainGraceMs,
     parseCap: options.parseCap,
     stderrMode: options.stderrMode,
     monitor: monitorOptions(options),
-  };
+    resume: options.resume,
+    ...(options.promptAfterHang === undefined ? {} : { promptAfterHang: options.promptAfterHang }),
+    maxHangRetries: options.maxHangRetries,
+    recovery: {
+      maxRetries: options.maxRetries,
+      // A base above the usual ceiling is its own ceiling: the first wait is never cut.
+      backoff: {
+        baseMs: options.retryBackoffMs,
+        maxMs: Math.max(DEFAULT_BACKOFF.maxMs, options.retryBackoffMs),
+      },
+      fallbackModels: options.fallbackModels,
+      waitForReset: options.waitForReset,
+      maxWaitMs: options.maxWaitMs,
+      authProfiles: options.authProfiles,
+      continuePrompt: options.promptAfterHang ?? DEFAULT_POLICY.continuePrompt,
+    },
+    ...modelOf(options),
+  } satisfies Partial<RunAgentOptions>;
+}
+
+/** The model the user asked for, for the recovery policy (the arguments already carry it). */
+function modelOf(options: RunOptions): { model?: string } {
+  const model = requestedModel(options.agentArguments, options.agentArgumentsFromEnv);
+  return model === undefined ? {} : { model };
 }
 
 // Records people already see: by the session's one-line errors, and in text mode by the formatter.
@@ -150,7 +213,12 @@ function beforeWriting(stream: RunIo["stderr"], formatter: Formatter): Outputs["
  * --output-format text` to a pipe or a file prints the final answer only, as cursor-agent's own
  * text format does, with the rendering of tools and progress on stderr when that is a terminal.
  */
-function createOutputs(options: RunOptions, io: RunIo, presentation: Presentation): Outputs {
+function createOutputs(
+  options: RunOptions,
+  io: RunIo,
+  presentation: Presentation,
+  turn: TurnInput | undefined,
+): Outputs {
   if (
     options.outputFormat === "text" &&
     options.print &&
@@ -170,14 +238,41 @@ function createOutputs(options: RunOptions, io: RunIo, presentation: Presentatio
   }
   const formatter = createFormatter(options.outputFormat, io.stdout, {
     tty: io.stdout.isTTY === true,
+    ...(turn
+      ? {
+          contract: {
+            turnId: turn.turnId,
+            ...(turn.tools ? { tools: turn.tools } : {}),
+            enforceTools: options.enforceTools,
+          },
+        }
+      : {}),
   });
   const text = options.outputFormat === "text";
   return {
     formatter,
     rendersForPeople: text,
-    hint: options.outputFormat === "json" ? "wrapper-unless-result" : "wrapper",
+    // The events stream has no place for a resume hint: it goes on stderr.
+    hint: hintIn(options.outputFormat),
     stderr: text && io.stdout.isTTY === true ? beforeWriting(io.stderr, formatter) : io.stderr,
   };
+}
+
+/** Where an output format shows how to resume (see `HintInOutput`). */
+function hintIn(format: OutputFormat): HintInOutput {
+  switch (format) {
+    case "json":
+      return "wrapper-unless-result";
+    case "events":
+      return "none";
+    case "stream-json":
+    case "text":
+      return "wrapper";
+    default: {
+      const unreachable: never = format;
+      return unreachable;
+    }
+  }
 }
 
 /**
@@ -223,9 +318,18 @@ export async function runCommand(
 ): Promise<number> {
   // Read once, before anything starts: a profile without credentials is a usage error.
   const profiles = loadAuthProfiles(options.authProfiles, env);
+  // The allow-list comes with the turn input: enforcing none would only look safe.
+  if (options.enforceTools && options.inputFormat !== "turn") {
+    throw new UsageError(
+      "--enforce-tools enforces the tools of a turn input: add --input-format turn",
+    );
+  }
+  if (options.inputFormat === "turn" && !options.print) {
+    throw new UsageError("--input-format turn reads one turn: use it with -p");
+  }
   const printed = options.print ? await printPrompt(options, io) : undefined;
   const startedAt = performance.now();
-  const outputs = createOutputs(options, io, presentation);
+  const outputs = createOutputs(options, io, presentation, printed?.turn);
   const { rendersForPeople, stderr } = outputs;
   // Every abnormal ending says how to resume: in the output where the format has a place for
   // it, else in one line on stderr.
@@ -251,6 +355,14 @@ export async function runCommand(
   writeRecord(log, "options", {
     mode: options.print ? "print" : "interactive",
     output_format: options.outputFormat,
+    input_format: options.inputFormat,
+    ...(printed?.turn
+      ? {
+          turn_id: printed.turn.turnId,
+          ...(printed.turn.tools ? { tools: printed.turn.tools.map((tool) => tool.name) } : {}),
+          enforce_tools: options.enforceTools,
+        }
+      : {}),
     idle_timeout_ms: options.idleTimeoutMs,
     tool_grace_ms: options.toolGraceMs,
     tool_timeouts: options.toolTimeouts,
@@ -281,44 +393,44 @@ export async function runCommand(
     show: stderr,
     sentinelKillGraceMs: options.killGraceMs,
   });
-  const context: SessionContext = {
-    turn: {
-      settings: turnSettings(options, profiles),
-      log,
-      formatter,
-      stdout: io.stdout,
-      stderr,
-      onAgent: (agent) => control.agentChanged(agent),
-    },
-    control,
-    rendersForPeople,
-    resume: options.resume,
-    promptAfterHang: options.promptAfterHang,
-    maxHangRetries: options.maxHangRetries,
-    recovery: {
-      maxRetries: options.maxRetries,
-      // A base above the usual ceiling is its own ceiling: the first wait is never cut.
-      backoff: {
-        baseMs: options.retryBackoffMs,
-        maxMs: Math.max(DEFAULT_BACKOFF.maxMs, options.retryBackoffMs),
-      },
-      fallbackModels: options.fallbackModels,
-      waitForReset: options.waitForReset,
-      maxWaitMs: options.maxWaitMs,
-      authProfiles: options.authProfiles,
-      continuePrompt: options.promptAfterHang ?? DEFAULT_POLICY.continuePrompt,
-    },
-    model: requestedModel(options.agentArguments, options.agentArgumentsFromEnv),
-    ...waitDisplayOf(formatter, rendersForPeople, io),
-  };
-
   const reader = options.print
     ? undefined
     : createPromptReader(io.stdin, io.stderr, { history: openPromptHistory() });
+  // The run itself is @cursor-wrap/run's: the CLI hands it the command line's settings, its
+  // output, its log, and its control of signals and the terminal.
+  const run = runAgent({
+    ...(reader
+      ? {
+          prompts: reader,
+          ...(options.prompt === undefined ? {} : { firstPrompt: options.prompt }),
+        }
+      : { prompt: printed!.prompt }),
+    ...(printed?.turn
+      ? {
+          turnId: printed.turn.turnId,
+          ...(printed.turn.tools ? { tools: printed.turn.tools } : {}),
+          enforceTools: options.enforceTools,
+        }
+      : {}),
+    ...runSettings(options, profiles),
+    output: { formatter, stream: io.stdout },
+    stderr,
+    events: "none",
+    log: { log },
+    host: {
+      shutdown: control.shutdown,
+      turnStarted: (controller) => control.turnStarted(controller),
+      turnEnded: () => control.turnEnded(),
+      printError: (message) => control.printError(message),
+      onAgent: (agent) => control.agentChanged(agent),
+      rendersForPeople,
+      terminal: io.stdout as NodeJS.WriteStream,
+      freeBuffers: createBufferFreer(),
+      ...waitDisplayOf(formatter, rendersForPeople, io),
+    },
+  });
   try {
-    const result = reader
-      ? await runInteractiveSession(context, reader, options.prompt)
-      : await runPrintSession(context, printed!);
+    const result = await run.result;
     // A signal or a closed stdout decides the ending, whatever the interrupted turn was doing.
     const ending = control.ending(result.ending);
     const exitCode = exitCodeOf(ending);
@@ -354,7 +466,6 @@ export async function runCommand(
     throw error;
   } finally {
     reader?.close();
-    formatter.close();
     control.dispose();
   }
 }

@@ -1,5 +1,5 @@
+import { requestedModel, turnArgs } from "@cursor-wrap/run";
 import { describe, expect, it } from "vitest";
-import { requestedModel, turnArgs } from "../agent/agent-args.js";
 import { redactAgentArgs } from "./agent-flags.js";
 import {
   agentArgumentsOf,

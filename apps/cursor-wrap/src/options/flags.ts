@@ -13,7 +13,7 @@ import {
 import { DEFAULT_BACKOFF, DEFAULT_POLICY } from "@cursor-wrap/recovery";
 import { DEFAULT_DRAIN_GRACE_MS, DEFAULT_KILL_GRACE_MS } from "@cursor-wrap/supervisor";
 import { UsageError } from "../usage-error.js";
-import type { FlagKey, RunOptions, StderrMode } from "./run-options.js";
+import type { FlagKey, InputFormat, RunOptions, StderrMode } from "./run-options.js";
 import { parseDuration, parseSize, parseToolTimeouts, showDuration, showSize } from "./units.js";
 
 /** Where a flag is listed in `--help`. */
@@ -172,9 +172,29 @@ export const FLAGS: readonly AnyFlag[] = [
     group: "mode",
     placeholder: "<format>",
     description:
-      "stream-json (the agent's events, byte for byte), json (the result only) or text (for people; to a pipe, the final answer only)",
-    parse: oneOf<OutputFormat>(["stream-json", "json", "text"]),
+      "stream-json (the agent's events, byte for byte), json (the result only), text (for people; to a pipe, the final answer only) or events (the adapter contract's normalised stream)",
+    parse: oneOf<OutputFormat>(["stream-json", "json", "text", "events"]),
     default: ({ print }) => (print ? "stream-json" : "text"),
+  }),
+  flag({
+    key: "inputFormat",
+    name: "input-format",
+    group: "mode",
+    placeholder: "<format>",
+    description:
+      'text (the prompt as it is) or turn (stdin is one {"type":"turn","turnId","messages","tools"} object; with -p)',
+    parse: oneOf<InputFormat>(["text", "turn"]),
+    default: "text",
+  }),
+  flag({
+    key: "enforceTools",
+    name: "enforce-tools",
+    group: "mode",
+    description:
+      "Stop the run at a tool call the turn's tools do not allow (the agent runs its own tools: the call has already started)",
+    parse: parseBoolean,
+    default: false,
+    show: showOnOff,
   }),
   flag({
     key: "resume",

@@ -16,6 +16,8 @@ describe("resolveRunOptions", () => {
     expect(options).toEqual({
       print: false,
       outputFormat: "text",
+      inputFormat: "text",
+      enforceTools: false,
       resume: undefined,
       idleTimeoutMs: 60_000,
       toolGraceMs: 30_000,

@@ -5,6 +5,9 @@ import type { AgentArgument } from "./command-line.js";
 /** How much of the agent's stderr is shown: all of it, non-JSON lines only, or nothing. */
 export type StderrMode = "all" | "errors" | "none";
 
+/** What stdin (or the prompt) is: the prompt's text, or the adapter contract's turn input. */
+export type InputFormat = "text" | "turn";
+
 /**
  * Everything a run needs, resolved from flags, environment and defaults. Each field but the
  * last two is set by exactly one row of the flag table (`FLAGS` in `flags.ts`).
@@ -12,6 +15,9 @@ export type StderrMode = "all" | "errors" | "none";
 export interface RunOptions {
   print: boolean;
   outputFormat: OutputFormat;
+  inputFormat: InputFormat;
+  /** Stop the run at a tool call the turn input's `tools` do not allow. */
+  enforceTools: boolean;
   resume: string | undefined;
   idleTimeoutMs: number;
   toolGraceMs: number;

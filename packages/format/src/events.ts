@@ -1,0 +1,148 @@
+import {
+  type ContractEvent,
+  type ContractNormalizer,
+  type ContractNormalizerOptions,
+  createContractNormalizer,
+} from "@cursor-wrap/events";
+import type { Formatter, Output, WrapperDecision } from "./types.js";
+
+/** Options for {@link createContractStream}. */
+export type ContractStreamOptions = Omit<ContractNormalizerOptions, "agentErrors">;
+
+/**
+ * A formatter that turns what a supervised run shows (the agent's events, the wrapper's
+ * decisions, the end of each prompt) into the adapter contract's normalised events, handed to
+ * `emit` (see `createContractNormalizer` in `@cursor-wrap/events`). Each prompt is one contract
+ * turn: `protocol` first, `done` exactly once and last (at `endTurn`, or at `close` for a turn
+ * the run could not finish). Failures come from the run's decisions, named by their kind, so
+ * the agent's own `error` events are not repeated as `AGENT_ERROR`.
+ *
+ * | decision | contract event |
+ * |---|---|
+ * | `retry` | `error {code of the failure, fatal: false}` (an attempt follows) |
+ * | `hang`, `budget` | `error {HANG \| BUDGET, fatal}` (fatal when it ends the stream) |
+ * | `linger` | `error {LINGER, fatal: false}`: the answer is complete (`done` says `stop`) |
+ * | `error` | `error {code of the failure, else ABNORMAL_EXIT, fatal: true}` |
+ * | `cancelled` | `done {finishReason: "cancelled"}` at the end of the prompt |
+ */
+export function createContractStream(
+  emit: (events: readonly ContractEvent[]) => void,
+  options: ContractStreamOptions = {},
+): Formatter {
+  let normalizer: ContractNormalizer | undefined;
+  let turnStarted = false;
+  let cancelled = false;
+  let text = "";
+  const current = (): ContractNormalizer => {
+    if (!normalizer || normalizer.ended) {
+      normalizer = createContractNormalizer({ ...options, agentErrors: false });
+    }
+    return normalizer;
+  };
+  const send = (events: readonly ContractEvent[]): void => {
+    if (events.length > 0) emit(events);
+  };
+  const decided = (decision: WrapperDecision): readonly ContractEvent[] => {
+    switch (decision.kind) {
+      case "retry":
+        return current().error(
+          decision.failure ?? (decision.reason ? "hang" : "agent-error"),
+          decision.message ?? decision.reason?.message ?? "retrying",
+          false,
+        );
+      case "hang":
+      case "budget":
+        return current().error(decision.kind, decision.reason.message, decision.terminal);
+      case "linger":
+        return current().error("linger", decision.reason.message, false);
+      case "error":
+        return current().error(decision.failure ?? "abnormal", decision.message, true);
+      case "cancelled":
+        cancelled = true;
+        return [];
+      default: {
+        const unreachable: never = decision;
+        return unreachable;
+      }
+    }
+  };
+  return {
+    startTurn() {
+      turnStarted = true;
+    },
+    write(event) {
+      const out = current().push(event);
+      if (out.length === 0) return;
+      for (const item of out) if (item.type === "assistant_delta") text += item.data.content;
+      emit(out);
+    },
+    flush() {},
+    wrapper(decision) {
+      send(decided(decision));
+    },
+    notice() {},
+    interrupt() {},
+    endTurn() {
+      send(current().end(cancelled ? "cancelled" : undefined));
+      turnStarted = false;
+      cancelled = false;
+      text = "";
+    },
+    partialResult: () => text,
+    close() {
+      // A turn the run could not finish (the agent could not start, the wrapper failed) still
+      // ends with an error and `done`.
+      if (!turnStarted || normalizer?.ended) return;
+      const turn = current();
+      send([
+        ...turn.error(
+          "run-failed",
+          "the run ended before the turn did (see stderr and the log)",
+          true,
+        ),
+        ...turn.end(cancelled ? "cancelled" : "error"),
+      ]);
+      turnStarted = false;
+    },
+  };
+}
+
+/**
+ * `--output-format events`: the adapter contract's normalised stream, one JSON object per line
+ * (see {@link createContractStream}); the lines of one chunk of agent output are written
+ * together.
+ */
+export function createEventsFormatter(out: Output, options: ContractStreamOptions = {}): Formatter {
+  let held = "";
+  let flushQueued = false;
+  const flush = (): void => {
+    flushQueued = false;
+    if (held === "") return;
+    const text = held;
+    held = "";
+    out.write(text);
+  };
+  const stream = createContractStream((events) => {
+    for (const event of events) held += `${JSON.stringify(event)}\n`;
+    if (!flushQueued) {
+      flushQueued = true;
+      queueMicrotask(flush);
+    }
+  }, options);
+  return {
+    ...stream,
+    flush,
+    wrapper(decision) {
+      stream.wrapper(decision);
+      flush();
+    },
+    endTurn(summary) {
+      stream.endTurn(summary);
+      flush();
+    },
+    close() {
+      stream.close();
+      flush();
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import { SUPPORTED_PROTOCOL_VERSIONS } from "@cursor-wrap/events";
+import type { AgentFailure, RecoveryDecision, RecoveryPolicy } from "@cursor-wrap/recovery";
+import { formatDuration } from "@cursor-wrap/wording";
+
+/** The one clear message shown for a failure (on stderr, exit 1), with the fix. */
+export function failureMessage(failure: AgentFailure, sessionId: string | undefined): string {
+  switch (failure.kind) {
+    case "auth":
+      return `cursor-agent is not signed in: ${failure.detail}\nRun \`cursor-agent login\` (or set CURSOR_API_KEY) and try again.`;
+    case "model-unavailable":
+      return `cursor-agent refused the request for your plan: ${failure.detail}`;
+    case "usage-limit":
+      return `cursor-agent has hit a usage limit: ${failure.detail}`;
+    case "trust":
+      return `cursor-agent does not trust this workspace: ${failure.detail}\nPass --trust (or leave out --no-force: cursor-wrap passes --force by default).`;
+    case "unknown-model":
+      return `cursor-agent cannot use that model: ${failure.detail}\nPick one with -m/--model (cursor-wrap --list-models lists them).`;
+    case "session-id":
+      return `cursor-agent refused the session id: ${failure.detail}\nResume with the UUID the agent printed (cursor-wrap logs lists them), or leave out --resume.`;
+    case "policy":
+      return `cursor-agent may not run headless here: ${failure.detail}\nYour organisation's admin can allow it.`;
+    case "agent-error":
+      return `cursor-agent reported an error: ${failure.detail}`;
+    case "unknown-session":
+      return `cursor-agent does not know session ${sessionId ?? "?"} (it may have expired): ${failure.detail}\nStart a new session without --resume.`;
+    case "rate-limit":
+      return `cursor-agent is rate limited: ${failure.detail}`;
+    case "overloaded":
+      return `cursor-agent's model is overloaded or unavailable: ${failure.detail}`;
+    case "connection":
+      return `cursor-agent lost its connection: ${failure.detail}`;
+    case "protocol":
+      return `cursor-agent speaks ${failure.detail}, which cursor-wrap does not support (it supports ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}); the agent was stopped`;
+    case "ended-mid-turn":
+      return `cursor-agent ended its turn without a result: ${failure.detail}`;
+    case "hang":
+      return `cursor-agent hung: ${failure.detail}`;
+    case "budget":
+      return `cursor-agent ran past its turn budget: ${failure.detail}`;
+    case "tool-not-allowed":
+      return `cursor-agent was stopped: ${failure.detail}\n(It runs its own tools: the call had already started.)`;
+    case "tool-args-invalid":
+      return `cursor-agent was stopped: ${failure.detail}\n(It runs its own tools: the call had already started.)`;
+    default: {
+      const unreachable: never = failure.kind;
+      return unreachable;
+    }
+  }
+}
+
+/** What the recovery flags could have done: one line after the message, or none. */
+export function recoveryHint(
+  failure: AgentFailure,
+  decision: Extract<RecoveryDecision, { action: "give-up" }>,
+  policy: Pick<RecoveryPolicy, "fallbackModels" | "authProfiles" | "waitForReset" | "maxWaitMs">,
+  attempts: number,
+): string | undefined {
+  const resets = failure.resetText ? `It resets ${failure.resetText}` : undefined;
+  const fallback =
+    policy.fallbackModels.length > 0
+      ? "every --fallback-model was tried"
+      : `--fallback-model auto goes on with Cursor's Auto model${
+          failure.fallbackModel
+            ? ` (the agent suggests ${failure.fallbackModel}: --fallback-model suggested)`
+            : ""
+        }`;
+  switch (decision.reason) {
+    case "final":
+      return undefined;
+    case "retries-spent":
+      return `Gave up after ${attempts} attempts (--max-retries).`;
+    case "no-fallback": {
+      if (failure.kind === "usage-limit" && resets && !policy.waitForReset) {
+        return `${resets}: --wait-for-reset waits for it (up to --max-wait); ${fallback}.`;
+      }
+      return `${resets ? `${resets}. ` : ""}${fallback.charAt(0).toUpperCase()}${fallback.slice(1)}.`;
+    }
+    case "reset-too-far":
+      return `${resets ?? "It resets"} later than --max-wait (${formatDuration(policy.maxWaitMs)}); ${fallback}.`;
+    case "no-profile":
+      return policy.authProfiles.length > 0 ? "Every --auth-profile was tried." : undefined;
+    case "no-hang-retry":
+      return undefined;
+    default: {
+      const unreachable: never = decision.reason;
+      return unreachable;
+    }
+  }
+}

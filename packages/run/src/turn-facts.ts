@@ -1,0 +1,163 @@
+import {
+  type AgentEvent,
+  eventTypeOf,
+  isSupportedProtocolVersion,
+  protocolVersionOf,
+  resultInfo,
+  type Usage,
+} from "@cursor-wrap/events";
+import type { MonitorSignal } from "@cursor-wrap/monitor";
+import { type AgentFailure, createCursorFailureReader, failureOf } from "@cursor-wrap/recovery";
+
+/** What a turn has learnt from the agent's output so far. */
+export interface TurnFacts {
+  /** The session the agent announced (its first `system/init`). */
+  sessionId: string | undefined;
+  /** The `result` event arrived. */
+  resultReceived: boolean;
+  resultIsError: boolean;
+  /** Duration the result reported, ms. */
+  resultDurationMs: number | undefined;
+  /** The result's text (the agent's answer), when it has one. */
+  resultText: string | undefined;
+  usage: Usage | undefined;
+  /** Tool calls started (background ones included). */
+  toolCalls: number;
+  /** The first failure the agent named, on stdout or stderr (or an unsupported protocol). */
+  failure: AgentFailure | undefined;
+  /** The last non-empty, non-JSON stderr line. */
+  lastStderr: string | undefined;
+  /** At least one event arrived: the turn was under way. */
+  streamStarted: boolean;
+  /** The agent's last lifecycle event said it was reconnecting or retrying, and nothing followed. */
+  reconnecting: boolean;
+  /** The agent did work: a tool call or assistant text. */
+  progressed: boolean;
+  /** The protocol version the stream began with (`{"type":"protocol",…}`), if it did. */
+  protocolVersion: string | undefined;
+  /**
+   * This side refused the turn (an unsupported protocol version, a tool call the turn does not
+   * allow): `failure` says why, and a result that came anyway does not count.
+   */
+  rejected: boolean;
+}
+
+/** Collects {@link TurnFacts} from a turn's events and stderr lines. Pure: no I/O. */
+export interface TurnFactsCollector {
+  readonly facts: Readonly<TurnFacts>;
+  /** Take one stdout event and the monitor signal it maps to. Returns true for a new session id. */
+  event(event: AgentEvent, signal: MonitorSignal): boolean;
+  /** Take one stderr line that is not a JSON event. */
+  stderrText(text: string): void;
+  /** The caller refused the turn for `failure` (it wins over anything the agent said). */
+  reject(failure: AgentFailure): void;
+}
+
+/**
+ * Collect what a turn needs to report from the agent's output (`resuming`: a `--resume` turn,
+ * where "session not found" wording is a failure of its own). Failures are recognised by
+ * `@cursor-wrap/recovery`'s readers of Cursor's wording; a stream that begins with a protocol
+ * event naming a version not supported is a `protocol` failure.
+ */
+export function createTurnFacts(options: { resuming: boolean }): TurnFactsCollector {
+  const reader = createCursorFailureReader({ resuming: options.resuming });
+  const facts: TurnFacts = {
+    sessionId: undefined,
+    resultReceived: false,
+    resultIsError: false,
+    resultDurationMs: undefined,
+    resultText: undefined,
+    usage: undefined,
+    toolCalls: 0,
+    failure: undefined,
+    lastStderr: undefined,
+    streamStarted: false,
+    reconnecting: false,
+    progressed: false,
+    protocolVersion: undefined,
+    rejected: false,
+  };
+  let rejection: AgentFailure | undefined;
+  const update = (): void => {
+    facts.failure = rejection ?? reader.failure;
+  };
+  const reject = (failure: AgentFailure): void => {
+    if (rejection) return;
+    rejection = failure;
+    facts.rejected = true;
+    update();
+  };
+
+  return {
+    facts,
+    event(event, signal) {
+      let newSession = false;
+      if (event.kind === "json") {
+        if (!facts.streamStarted) {
+          // Only a stream that begins with it announces a protocol (the adapter contract).
+          const version = protocolVersionOf(event);
+          if (version !== undefined) {
+            facts.protocolVersion = version;
+            if (!isSupportedProtocolVersion(version)) {
+              reject(failureOf("protocol", `protocol version ${version}`));
+            }
+          }
+        }
+        facts.streamStarted = true;
+        switch (event.type) {
+          case "connection":
+            facts.reconnecting = event.subtype !== "reconnected";
+            break;
+          case "retry":
+            facts.reconnecting = true;
+            break;
+          case "assistant":
+          case "thinking":
+          case "tool_call":
+          case "result":
+            facts.reconnecting = false;
+            if (event.type === "assistant") facts.progressed = true;
+            break;
+          default:
+            break;
+        }
+      }
+      switch (signal.type) {
+        case "session":
+          if (facts.sessionId === undefined) {
+            facts.sessionId = signal.sessionId;
+            newSession = true;
+          }
+          break;
+        case "toolStart":
+          facts.toolCalls += 1;
+          facts.progressed = true;
+          break;
+        case "done": {
+          const result = resultInfo(event);
+          facts.resultReceived = true;
+          facts.resultIsError = result?.isError === true;
+          facts.resultDurationMs = result?.durationMs;
+          facts.resultText = result?.text || undefined;
+          facts.usage = result?.usage;
+          break;
+        }
+        default:
+          break;
+      }
+      if (event.kind === "text") reader.line(event.text);
+      else if (event.kind === "json" && event.type === "error") {
+        const message = event.data.message ?? event.data.error;
+        reader.errorEvent(typeof message === "string" ? message : eventTypeOf(event));
+      }
+      update();
+      return newSession;
+    },
+    stderrText(text) {
+      if (text.trim()) facts.lastStderr = text.trim();
+      reader.line(text);
+      update();
+    },
+    reject,
+  };
+}
