@@ -13,7 +13,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { cpus, release, tmpdir } from "node:os";
+import { cpus, loadavg, release, tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fakeAgentBin } from "@cursor-wrap/testkit";
@@ -29,6 +29,10 @@ import {
   timed,
 } from "./lib/measure.mjs";
 import { realSourceCorpus, writeRealisticStream } from "./lib/stream.mjs";
+import { mcpRealistic } from "./mcp.mjs";
+import { throughputRatio } from "./ratio.mjs";
+import { redactionOfCleanText } from "./redaction.mjs";
+import { startupOverhead } from "./startup.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..");
 // BENCH_CLI measures another build (e.g. an older commit's) with the same harness; BENCH_OUT
@@ -40,6 +44,9 @@ const OUT = process.env.BENCH_OUT ? resolve(process.env.BENCH_OUT) : join(ROOT, 
 const LATENCY_AGENT = join(import.meta.dirname, "lib", "latency-agent.mjs");
 chmodSync(LATENCY_AGENT, 0o755);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+// BENCH_ARGS adds cursor-wrap flags to every `cursor-wrap -p` run (split on spaces), to measure
+// what a feature costs when it is on: `BENCH_ARGS="--report /tmp/r.json --otel"`.
+const EXTRA = (process.env.BENCH_ARGS ?? "").split(" ").filter(Boolean);
 const work = mkdtempSync(join(tmpdir(), "cursor-wrap-bench-"));
 const devNull = openSync("/dev/null", "w");
 /** @type {Array<Record<string, string>>} */
@@ -72,6 +79,7 @@ function wrapperArgs(agent, dir, ...extra) {
     dir,
     "--log-level",
     "silent",
+    ...EXTRA,
     ...extra,
   ];
 }
@@ -125,6 +133,71 @@ function throughput() {
       `${(events(wrap.max) / 1000).toFixed(0)}k–${(events(wrap.min) / 1000).toFixed(0)}k events/s, ${mb(wrap.max).toFixed(0)}–${mb(wrap.min).toFixed(0)} MB/s`,
       events(wrap.median) >= 100_000 && (!mixedStream || mb(wrap.median) >= 200),
       command,
+    );
+  }
+}
+
+/** The real-shaped stream against the minimal Node loop, in CPU time, per output format. */
+function cpuRatio() {
+  const outcome = throughputRatio({ cli: CLI, rounds: Math.max(RUNS, 7), log });
+  const { stream } = outcome;
+  for (const r of outcome.results) {
+    row(
+      "P1",
+      `CPU time against the minimal Node loop (spawn, split, JSON.parse, one writeSync per chunk, forward), real-shaped stream (the real captures repeated with fresh call ids: ${(stream.bytes / 1e6).toFixed(0)} MB, ${stream.events.toLocaleString("en-US")} events, ${stream.toolCalls.toLocaleString("en-US")} tool calls), --output-format ${r.format}`,
+      "≤ 2.0× in CPU; peak RSS ≤ 100 MiB",
+      `${r.ratio.median.toFixed(2)}× CPU (${r.wrappedCpu.median.toFixed(0)} ms against ${r.minimalCpu.median.toFixed(0)} ms); wall ${r.wallRatio.median.toFixed(2)}× (${r.wrappedWall.median.toFixed(0)} ms against ${r.minimalWall.median.toFixed(0)} ms); peak RSS ${r.wrappedRss.max.toFixed(0)} MiB (the loop: ${r.minimalRss.median.toFixed(0)} MiB)`,
+      `CPU ratio ${r.ratio.min.toFixed(2)}–${r.ratio.max.toFixed(2)}, wall ratio ${r.wallRatio.min.toFixed(2)}–${r.wallRatio.max.toFixed(2)} over ${outcome.rounds} paired rounds; 1-min load ${r.loads[0]}–${r.loads.at(-1)}`,
+      r.ratio.median <= 2 && r.wrappedRss.max <= 100,
+      `node bench/ratio.mjs (GNU time: user + sys of the tree, alternating rounds)`,
+    );
+  }
+}
+
+/** redact() of clean text against the candidate regex of before the forms were extended. */
+async function redactionClean() {
+  for (const r of await redactionOfCleanText({ rounds: Math.max(RUNS, 15) })) {
+    const ratio = r.redaction.median / r.earlier.median;
+    row(
+      "P1",
+      `redaction of clean text: ${r.name} (${(r.bytes / 1e6).toFixed(1)} MB)`,
+      "(for reference: the earlier, smaller pre-check)",
+      `${r.redaction.median.toFixed(1)} ms CPU, ${ratio.toFixed(2)}× the earlier pre-check (${r.earlier.median.toFixed(1)} ms)`,
+      `${r.redaction.min.toFixed(1)}–${r.redaction.max.toFixed(1)} ms`,
+      true,
+      "node bench/redaction.mjs (in-process, CPU time)",
+    );
+  }
+}
+
+/** -p on a trivial agent against node -e 0, alternating rounds. */
+function startupBare() {
+  const r = startupOverhead({ cli: CLI, rounds: Math.max(RUNS * 4, 21) });
+  row(
+    "P6",
+    "start-up: cursor-wrap -p on a trivial agent (a shell script printing three lines) beyond node -e 0",
+    "≤ 60 ms",
+    `+${r.overheadWall.median.toFixed(0)} ms wall (${r.wrapped.wall.median.toFixed(0)} ms against ${r.bare.wall.median.toFixed(0)} ms), +${r.overheadCpu.median.toFixed(0)} ms CPU; --version +${r.versionWall.median.toFixed(0)} ms`,
+    `paired differences ${r.overheadWall.min.toFixed(0)}–${r.overheadWall.max.toFixed(0)} ms over ${r.rounds} rounds; 1-min load ${r.loads[0]}–${r.loads.at(-1)}`,
+    r.overheadWall.median <= 60,
+    "node bench/startup.mjs",
+  );
+}
+
+/** The MCP proxy under tools/call traffic, as shipped and with the optimizing compiler. */
+async function mcpTraffic() {
+  const outcome = await mcpRealistic({ cli: CLI, rounds: Math.max(RUNS, 3) });
+  const k = (value) => `${(value / 1000).toFixed(0)}k`;
+  for (const name of ["shipped", "optimizing"]) {
+    const r = outcome.report[name];
+    row(
+      "P7",
+      `MCP proxy under tools/call traffic with arguments, every message logged (${name === "shipped" ? "as shipped: optimizing compiler off" : "with the optimizing compiler on"})`,
+      "> 50k messages/s, p99 < 1 ms added, RSS < 60 MB",
+      `${k(r.concurrentRate.median)} messages/s with ${outcome.window} in flight, ${k(r.sequentialRate.median)} sequential; added p99 +${r.sequentialAddedP99.toFixed(2)} ms per sequential round trip, +${r.concurrentAddedP99.toFixed(2)} ms in flight; peak RSS ${mib(r.peak.max)}`,
+      `${k(r.concurrentRate.min)}–${k(r.concurrentRate.max)} messages/s; directly: ${k(outcome.report.direct.concurrentRate.median)}; 1-min load ${outcome.loads[0]}–${outcome.loads.at(-1)}`,
+      r.concurrentRate.median > 50_000 && r.sequentialAddedP99 / 2 < 1 && r.peak.max < 60e6,
+      "node bench/mcp.mjs",
     );
   }
 }
@@ -642,7 +715,17 @@ function startup() {
     wrapped.push(
       timed(
         process.execPath,
-        [CLI, "-p", "--agent-bin", fakeAgentBin, "--log-dir", dir, "--log-level", "silent"],
+        [
+          CLI,
+          "-p",
+          "--agent-bin",
+          fakeAgentBin,
+          "--log-dir",
+          dir,
+          "--log-level",
+          "silent",
+          ...EXTRA,
+        ],
         { env, input: "hi" },
       ).elapsed,
     );
@@ -672,12 +755,17 @@ function startup() {
 // ─── report ──────────────────────────────────────────────────────────────────────────────────
 async function main() {
   log(`benchmarking in ${work}`);
+  const loadAtStart = loadavg()
+    .map((value) => value.toFixed(2))
+    .join(", ");
   // BENCH_ONLY=P4,P5 runs a subset (BENCHMARKS.md is then written with those rows only).
   const only = process.env.BENCH_ONLY?.split(",");
   const run = async (id, fn) => {
     if (!only || only.includes(id)) await fn();
   };
   await run("P1", throughput);
+  await run("P1", cpuRatio);
+  await run("P1", redactionClean);
   await run("P2", latency);
   await run("P3", detection);
   await run("P4", idleCost);
@@ -687,7 +775,9 @@ async function main() {
   await run("P5", memory);
   await run("P5", memoryHeavy);
   await run("P6", startup);
+  await run("P6", startupBare);
   await run("P7", mcpProxy);
+  await run("P7", mcpTraffic);
   const fsType = (() => {
     try {
       return readFileSync("/proc/mounts", "utf8")
@@ -710,7 +800,11 @@ async function main() {
   const analysis = readFileSync(join(import.meta.dirname, "analysis.md"), "utf8");
   const report = `# Benchmarks
 
-Measured by \`pnpm bench\` (\`bench/run.mjs\`) on ${new Date().toISOString().slice(0, 10)}: Node ${process.version}, ${cpus()[0]?.model ?? "unknown CPU"} × ${cpus().length}, Linux ${release()}, logs on ${fsType ?? "?"} (${work}). Each number is the median of the runs shown; the spread is min–max unless said otherwise. Output goes to /dev/null and logs to a file, with the default settings (redaction on, fsync of decisions and at exit).
+Measured by \`pnpm bench\` (\`bench/run.mjs\`) on ${new Date().toISOString().slice(0, 10)}: Node ${process.version}, ${cpus()[0]?.model ?? "unknown CPU"} × ${cpus().length}, Linux ${release()}, logs on ${fsType ?? "?"} (${work}). Load average (1, 5, 15 min) at the start: ${loadAtStart}; at the end: ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(
+      ", ",
+    )}. Each number is the median of the runs shown; the spread is min–max unless said otherwise. CPU figures are user + sys time of the process tree, which a loaded machine disturbs least. Output goes to /dev/null and logs to a file, with the default settings (redaction on, fsync of decisions and at exit).
 
 ${table}
 ${notes.length > 0 ? `\nWarnings from this run:\n\n${notes.map((note) => `- ${note}`).join("\n")}\n` : ""}

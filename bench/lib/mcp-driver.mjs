@@ -52,15 +52,44 @@ export async function openServer(command, args, { env = {} } = {}) {
   return {
     child,
     startupMs,
-    /** Sequential round trips: one `ping` at a time; µs each. */
-    async roundTrips(count) {
+    /** Sequential round trips: one request at a time (`ping`, or `call`); µs each. */
+    async roundTrips(count, call = { method: "ping", params: {} }) {
       const samples = [];
       for (let index = 0; index < count; index += 1) {
         const sent = performance.now();
-        const answered = await request(nextId++, "ping");
+        const answered = await request(nextId++, call.method, call.params);
         samples.push((answered - sent) * 1000);
       }
       return samples;
+    },
+    /**
+     * `count` requests with `window` of them in flight at all times (each answer sends the
+     * next); resolves with the elapsed ms, each request's round trip (µs) and the peak RSS of
+     * `rssPid`.
+     */
+    async concurrent(count, window, call, rssPid) {
+      const samples = [];
+      let peak = 0;
+      const sampler = setInterval(() => {
+        try {
+          if (rssPid) peak = Math.max(peak, peakRss(rssPid));
+        } catch {}
+      }, 10);
+      const started = performance.now();
+      let sent = 0;
+      const one = async () => {
+        while (sent < count) {
+          sent += 1;
+          const at = performance.now();
+          const answered = await request(nextId++, call.method, call.params);
+          samples.push((answered - at) * 1000);
+        }
+      };
+      await Promise.all(Array.from({ length: window }, one));
+      const elapsed = performance.now() - started;
+      clearInterval(sampler);
+      if (rssPid) peak = Math.max(peak, peakRss(rssPid));
+      return { elapsed, samples, peak };
     },
     /**
      * `count` requests (pings, unless `call` names another method and its params) written at

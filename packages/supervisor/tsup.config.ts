@@ -2,4 +2,10 @@ import { defineConfig } from "tsup";
 import { packageConfig } from "../../tsup.base.js";
 
 // The pty packages are optional native modules loaded lazily at run time: never bundle them.
-export default defineConfig(packageConfig({ external: ["@lydell/node-pty", "node-pty"] }));
+// Two entries: the package, and its defaults alone (for a CLI's --help).
+export default defineConfig(
+  packageConfig({
+    external: ["@lydell/node-pty", "node-pty"],
+    dts: { entry: ["src/index.ts", "src/defaults.ts"] },
+  }),
+);

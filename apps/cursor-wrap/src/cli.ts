@@ -1,5 +1,5 @@
 import { CursorWrapError } from "@cursor-wrap/errors";
-import { AgentSpawnError } from "@cursor-wrap/supervisor";
+import type { AgentSpawnError } from "@cursor-wrap/supervisor";
 import { cac } from "cac";
 import type { RunIo } from "./commands/run.js";
 import { agentStartMessage, messageWithHint } from "./error-hints.js";
@@ -25,10 +25,9 @@ import { printError } from "./print-error.js";
 import { releaseHungUpTerminalAtExit } from "./terminal-hangup.js";
 import { UsageError } from "./usage-error.js";
 
-declare const CURSOR_WRAP_VERSION: string;
-/** The version, set at build time. */
-export const VERSION: string =
-  typeof CURSOR_WRAP_VERSION === "string" ? CURSOR_WRAP_VERSION : "0.0.0-dev";
+import { VERSION } from "./version.js";
+
+export { VERSION };
 
 /** cursor-wrap's own commands; any other first word is a prompt or the agent's subcommand. */
 const OWN_COMMANDS: ReadonlySet<string> = new Set(["logs", "replay", "demo", "acp"]);
@@ -369,8 +368,8 @@ async function runMain(args: readonly string[], io: RunIo, env: NodeJS.ProcessEn
   } catch (error) {
     // Found, yet it did not start (gone since, or not executable after all): `--agent-bin`
     // chose it, so the hint names that flag.
-    if (!AgentSpawnError.isInstance(error)) throw error;
-    printError(io.stderr, agentStartMessage(error));
+    if (!CursorWrapError.isInstance(error) || error.code !== "AGENT_SPAWN_FAILED") throw error;
+    printError(io.stderr, agentStartMessage(error as AgentSpawnError));
     return 1;
   }
 }

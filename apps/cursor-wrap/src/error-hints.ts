@@ -2,9 +2,10 @@
 // data (the binary, the system error code, the directory) and say what went wrong; the flag that
 // helps is named here, where the error is reported.
 
+// Errors are told apart by their `code`, not their class: this file is in the static graph of
+// every command (`--help` too), which must not load the libraries that define the classes.
 import type { CursorWrapError } from "@cursor-wrap/errors";
-import { LogDirError } from "@cursor-wrap/logger";
-import { type AgentSpawnError, PtyUnavailableError } from "@cursor-wrap/supervisor";
+import type { AgentSpawnError } from "@cursor-wrap/supervisor";
 
 /** What the `log_dir_shared` warning advises: tighten the directory, or log elsewhere. */
 export const SHARED_LOG_DIRECTORY_ADVICE = "chmod o-w, or --log-dir";
@@ -14,10 +15,11 @@ export const SHARED_LOG_DIRECTORY_ADVICE = "chmod o-w, or --log-dir";
  * write, `--pty`'s install hint for a missing pty package, and otherwise the message as it is.
  */
 export function messageWithHint(error: CursorWrapError): string {
-  // Read before narrowing: an error class with no fields of its own narrows the rest to `never`.
   const { message } = error;
-  if (LogDirError.isInstance(error)) return `${message} (set --log-dir to a writable directory)`;
-  if (PtyUnavailableError.isInstance(error)) {
+  if (error.code === "LOG_DIR_UNWRITABLE") {
+    return `${message} (set --log-dir to a writable directory)`;
+  }
+  if (error.code === "PTY_UNAVAILABLE") {
     return "--pty needs a pseudo-terminal package: npm install @lydell/node-pty (prebuilt) or node-pty";
   }
   return message;

@@ -1,6 +1,12 @@
 // The CLI's exit codes are the run's (`@cursor-wrap/run` decides them from how a run ended);
-// what the CLI adds is how `--help` lists them.
-export { type Ending, EXIT, endingFlags, exitCodeOf, signalExitCode } from "@cursor-wrap/run";
+// what the CLI adds is how `--help` lists them. From the light entry: `--help` loads this file.
+export {
+  type Ending,
+  EXIT,
+  endingFlags,
+  exitCodeOf,
+  signalExitCode,
+} from "@cursor-wrap/run/ending";
 
 /** The exit codes as `--help` lists them (the README's table, shorter). */
 export const EXIT_CODES_HELP = [

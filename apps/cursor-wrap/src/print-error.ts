@@ -1,4 +1,5 @@
-import { terminalSafe } from "@cursor-wrap/events";
+// The one function, not the package: every command's start-up imports this file.
+import { terminalSafe } from "@cursor-wrap/events/terminal-safe";
 
 /**
  * Print one line on stderr, prefixed with the program name. Messages quote the agent (its

@@ -97,6 +97,14 @@ export function wrap(args: string[], options: WrapOptions = {}): Wrapped {
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env: {
       ...process.env,
+      // A test run in CI must not turn every run into a GitHub or traced one: the operations
+      // tests ask for those themselves.
+      GITHUB_ACTIONS: "",
+      GITHUB_STEP_SUMMARY: "",
+      OTEL_EXPORTER_OTLP_ENDPOINT: "",
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "",
+      OTEL_TRACES_EXPORTER: "",
+      TRACEPARENT: "",
       NO_COLOR: "1",
       ...fakeAgentEnv({
         scenario: options.scenario,

@@ -42,7 +42,7 @@ export {
 export { isPlausibleSessionId, shellWord } from "./session-id.js";
 export { terminalSafe } from "./terminal-safe.js";
 export type { ToolCallInfo, ToolResult } from "./tool-call.js";
-export { toolCallInfo, toolKindSpec, toolResult } from "./tool-call.js";
+export { toolCallInfo, toolKindSpec, toolOutcome, toolResult } from "./tool-call.js";
 export type { ToolArgsSummary, ToolKindSpec, ToolSuccessSummary } from "./tool-kinds.js";
 export { TOOL_KINDS } from "./tool-kinds.js";
 export { FAILURE_OUTCOMES, PENDING_OUTCOMES } from "./tool-outcomes.js";

@@ -1,9 +1,9 @@
 import { Transform, type TransformCallback } from "node:stream";
+import { DEFAULT_PARSE_CAP } from "./defaults.js";
 import { classifyLine, instant, splitTerminator } from "./parse-line.js";
 import type { AgentEvent, Instant, LineEnding, OversizePiece } from "./types.js";
 
-/** Default parse cap: lines longer than this are streamed through without parsing. */
-export const DEFAULT_PARSE_CAP = 16 * 1024 * 1024;
+export { DEFAULT_PARSE_CAP };
 
 /** Options for {@link createLineFramer}. */
 export interface LineFramerOptions {

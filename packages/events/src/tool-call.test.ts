@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { toMonitorSignal } from "./extract.js";
 import { parseLine } from "./parse-line.js";
 import { toolSchemas } from "./schemas.js";
-import { findToolKey, toolCallInfo, toolResult } from "./tool-call.js";
+import { findToolKey, toolCallInfo, toolOutcome, toolResult } from "./tool-call.js";
 import { TOOL_KINDS } from "./tool-kinds.js";
 import type { AgentEvent } from "./types.js";
 
@@ -399,6 +399,22 @@ describe("toolResult outcomes", () => {
     });
   });
 
+  it("agrees with toolOutcome, which names the outcome alone", () => {
+    const results: Array<Record<string, unknown>> = [
+      { rejected: { command: "rm -rf /", reason: "blocked by hook" } },
+      { permissionDenied: {} },
+      { success: { exitCode: 0 }, isBackground: true },
+      { somethingNew: {} },
+    ];
+    for (const result of results) {
+      const event = toolEvent("completed", "shellToolCall", { args: {}, result });
+      expect(toolOutcome(event)).toBe(toolResult(event)!.outcome);
+    }
+    expect(toolOutcome(toolEvent("completed", "shellToolCall", { args: {} }))).toBe("none");
+    expect(toolOutcome(toolEvent("started", "shellToolCall", { args: {} }))).toBeUndefined();
+    expect(toolOutcome(parseLine('{"type":"assistant"}'))).toBeUndefined();
+  });
+
   it("marks non-terminal outcomes as pending", () => {
     expect(completed({ stillRunning: {} }, "awaitToolCall")).toMatchObject({
       pending: true,
@@ -435,6 +451,57 @@ describe("toolResult outcomes", () => {
       outcome: "none",
       ok: true,
     });
+  });
+});
+
+describe("extractor results", () => {
+  // Whoever serialises them (renderers, records) sees the same key order as ever.
+  it("keep their key order: the description or summary first, then the call's fields", () => {
+    const args = { command: "sleep 1", timeout: 5_000, isBackground: true, workingDirectory: "/r" };
+    const info = toolCallInfo(toolEvent("started", "shellToolCall", { args }));
+    expect(Object.keys(info ?? {})).toEqual([
+      "label",
+      "command",
+      "timeoutMs",
+      "directory",
+      "callId",
+      "phase",
+      "key",
+      "kind",
+      "background",
+      "args",
+    ]);
+    expect(info?.background).toBe(true);
+    const result = toolResult(
+      toolEvent("completed", "shellToolCall", {
+        args,
+        result: { success: { exitCode: 0, stdout: "ok" } },
+      }),
+    );
+    expect(Object.keys(result ?? {})).toEqual([
+      "summary",
+      "ok",
+      "exitCode",
+      "stdoutTail",
+      "callId",
+      "key",
+      "kind",
+      "background",
+      "outcome",
+      "pending",
+      "command",
+    ]);
+    const none = toolResult(toolEvent("completed", "readToolCall", { args: { path: "x" } }));
+    expect(Object.keys(none ?? {})).toEqual([
+      "callId",
+      "key",
+      "kind",
+      "background",
+      "outcome",
+      "ok",
+      "pending",
+      "summary",
+    ]);
   });
 });
 

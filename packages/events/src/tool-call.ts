@@ -106,16 +106,22 @@ export function toolCallInfo(event: EventLike): ToolCallInfo | undefined {
   } catch {
     described = { label: "" };
   }
-  const { background, ...fields } = described;
-  const info: ToolCallInfo = {
-    ...fields,
-    callId,
-    phase: event.kind === "json" ? (event.subtype ?? "") : "",
-    key,
-    kind: spec.kind,
-    background: background === true,
-    args,
-  };
+  // Built by assignment, not `{...fields, callId, …}`: on Node 20 an object literal with
+  // properties after a spread takes a slow path (microseconds per call, on every tool event).
+  // The key order is the spread's: the description's fields, then the ones below.
+  const info = {} as ToolCallInfo;
+  for (const field in described) {
+    if (field !== "background") {
+      (info as unknown as Record<string, unknown>)[field] =
+        described[field as keyof typeof described];
+    }
+  }
+  info.callId = callId;
+  info.phase = event.kind === "json" ? (event.subtype ?? "") : "";
+  info.key = key;
+  info.kind = spec.kind;
+  info.background = described.background === true;
+  info.args = args;
   const modelCallId = stringAt(data, "model_call_id");
   if (modelCallId !== undefined) info.modelCallId = modelCallId;
   return info;
@@ -149,6 +155,21 @@ function failureSummary(outcome: string, payload: unknown): ToolSuccessSummary {
 }
 
 /**
+ * Just the outcome key of a tool call's `result` (`success`, `rejected`, `permissionDenied`,
+ * `error`, …; `none` when it has none), without summarising it: cheap enough for every
+ * completion. Undefined for an event that is not a tool call's end. Never throws.
+ */
+export function toolOutcome(event: EventLike): string | undefined {
+  const parts = toolCallParts(event);
+  if (!parts) return undefined;
+  const result = objectAt(parts.tool, "result");
+  if (result === undefined) {
+    return event.kind === "json" && event.subtype === "started" ? undefined : "none";
+  }
+  return outcomeKey(result) ?? "none";
+}
+
+/**
  * The outcome of the tool call in a `tool_call` event that carries a `result` (normally
  * `completed`); undefined for any other event. Never throws.
  */
@@ -160,9 +181,17 @@ export function toolResult(event: EventLike): ToolResult | undefined {
   if (result === undefined && event.kind === "json" && event.subtype === "started")
     return undefined;
   const background = result !== undefined && result.isBackground === true;
-  const base = { callId, key, kind: spec.kind, background };
   if (result === undefined) {
-    return { ...base, outcome: "none", ok: true, pending: false, summary: "done" };
+    return {
+      callId,
+      key,
+      kind: spec.kind,
+      background,
+      outcome: "none",
+      ok: true,
+      pending: false,
+      summary: "done",
+    };
   }
   const outcome = outcomeKey(result) ?? "none";
   const payload = result[outcome];
@@ -178,13 +207,17 @@ export function toolResult(event: EventLike): ToolResult | undefined {
     summary = { summary: outcome, ok: outcome === "success" };
   }
   if (background && outcome === "success") summary.summary = `${summary.summary} (backgrounded)`;
-  const toolResult: ToolResult = {
-    ...summary,
-    ...base,
-    outcome,
-    ok: summary.ok ?? outcome === "success",
-    pending: isPendingOutcome(outcome),
-  };
+  // The summary is this call's own object: completed in place rather than spread into a new
+  // one (see toolCallInfo). Assignment keeps the spread's key order: the summary's keys, then
+  // the new ones in this order.
+  const toolResult = summary as ToolResult;
+  toolResult.callId = callId;
+  toolResult.key = key;
+  toolResult.kind = spec.kind;
+  toolResult.background = background;
+  toolResult.outcome = outcome;
+  toolResult.ok = summary.ok ?? outcome === "success";
+  toolResult.pending = isPendingOutcome(outcome);
   const command = stringAt(payload, "command") ?? stringAt(args, "command");
   if (command !== undefined && spec.kind === "shell") toolResult.command = command;
   return toolResult;

@@ -14,5 +14,11 @@ export type { LineRedactor } from "./redact.js";
 export { createLineRedactor, isSecretName, redact, redactJsonValue } from "./redact.js";
 export type { PruneOptions } from "./retention.js";
 export { DEFAULT_RETENTION_MS, pruneLogs } from "./retention.js";
-export type { Fields, SessionEnd, SessionLog, SessionLogOptions } from "./session-log.js";
+export type {
+  Fields,
+  RecordTap,
+  SessionEnd,
+  SessionLog,
+  SessionLogOptions,
+} from "./session-log.js";
 export { openSessionLog, SESSION_LOG_RECORDS } from "./session-log.js";

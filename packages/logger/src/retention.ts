@@ -1,9 +1,9 @@
 import { closeSync, lstatSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
+import { DEFAULT_RETENTION_MS } from "./defaults.js";
 import { parseLogFileName } from "./file-names.js";
 
-/** How long session logs are kept by default: 7 days (flagged ones twice as long), ms. */
-export const DEFAULT_RETENTION_MS = 7 * 86_400_000;
+export { DEFAULT_RETENTION_MS };
 
 /** Options for {@link pruneLogs}. */
 export interface PruneOptions {

@@ -302,6 +302,57 @@ describe("openSessionLog", () => {
     ).toEqual(["a", "b", "T: text", "c"]);
   });
 
+  it("writes a chunk's raw records and its routine records with one writev, in call order", () => {
+    vi.useFakeTimers();
+    try {
+      const log = open();
+      vi.clearAllMocks();
+      const events = createLineFramer().push(
+        Buffer.from('{"type":"tool_call","subtype":"started"}\n{"type":"b"}\n'),
+      );
+      log.beginChunk(events);
+      log.decision("tool_call_opened", { call_id: "1" }, "debug", { sync: "soon" });
+      log.decision("monitor_warning", { code: "x" }, "warn", { sync: "soon" });
+      log.debug({ detail: "a plain record" }, "note");
+      // Nothing is in the file until the chunk ends: the caller forwards it only after that.
+      expect(vi.mocked(fs.writevSync)).not.toHaveBeenCalled();
+      expect(vi.mocked(fs.writeSync)).not.toHaveBeenCalled();
+      expect(records(log.path).map((record) => record.msg)).toEqual(["session_start"]);
+      log.endChunk();
+      expect(vi.mocked(fs.writevSync)).toHaveBeenCalledTimes(1);
+      expect(vi.mocked(fs.writeSync)).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(50);
+      expect(vi.mocked(fs.fsync)).toHaveBeenCalledTimes(1); // the held decisions: fsynced soon
+      // An urgent decision writes what is held first.
+      log.beginChunk(createLineFramer().push(Buffer.from('{"type":"c"}\n')));
+      log.decision("tool_call_closed", { call_id: "1" }, "debug", { sync: "soon" });
+      log.decision("hang_detected", {}, "error");
+      expect(vi.mocked(fs.fsyncSync)).toHaveBeenCalledTimes(1);
+      log.decision("tool_call_opened", { call_id: "2" }, "debug", { sync: "soon" });
+      log.endChunk();
+      log.close({ outcome: "hang", flagged: true, exit_code: 0 });
+      expect(
+        records(log.path).map((record) =>
+          record.msg === "raw_event" ? (record.raw as { type: string }).type : record.msg,
+        ),
+      ).toEqual([
+        "session_start",
+        "tool_call",
+        "b",
+        "tool_call_opened",
+        "monitor_warning",
+        "note",
+        "c",
+        "tool_call_closed",
+        "hang_detected",
+        "tool_call_opened",
+        "session_end",
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("fsyncs routine decisions together within 50 ms off the event loop, and urgent ones at once", () => {
     vi.useFakeTimers();
     try {
@@ -366,6 +417,8 @@ describe("openSessionLog", () => {
     log.close({ outcome: "hang", flagged: true, exit_code: 0 });
     expect(log.path).toBe(join(dir, "cursor-wrap-2026-11-22T12-05-01-123Z-s1.flagged.jsonl"));
     expect(readdirSync(dir)).toEqual(["cursor-wrap-2026-11-22T12-05-01-123Z-s1.flagged.jsonl"]);
+    // Its last record names the file as it ends up.
+    expect(records(log.path).at(-1)).toMatchObject({ msg: "session_end", log_path: log.path });
   });
 
   it("logs stderr: JSON lines at debug, anything else at warn", () => {
@@ -376,6 +429,60 @@ describe("openSessionLog", () => {
     expect(records(log.path).filter((record) => record.stream === "stderr")).toMatchObject([
       { level: 20, msg: "stderr_event", raw_text: '{"type":"assistant"}' },
       { level: 40, msg: "agent_stderr", raw_text: "Authentication required" },
+    ]);
+  });
+
+  it("hands its tap every record but the agent's raw lines, as the file holds it (redacted)", () => {
+    const tapped: Array<[string, Record<string, unknown>]> = [];
+    const log = open({ onRecord: (message, record) => tapped.push([message, { ...record }]) });
+    log.decision("tool_call_opened", { call_id: "c1", label: "curl -H 'Bearer abcdefghijklmnop'" });
+    log.rawAll([parseLine('{"type":"assistant","text":"sk-abcdefghijklmnopqrstuv"}')]);
+    log.stderrAll([
+      parseLine('{"type":"assistant"}\n'),
+      parseLine("Error: key sk-abcdefghijklmnopqrstuv refused\n"),
+    ]);
+    log.warn({ summary: "odd" }, "note");
+    log.close({ outcome: "completed", flagged: false, exit_code: 0 });
+    expect(tapped.map(([message]) => message)).toEqual([
+      "session_start",
+      "tool_call_opened",
+      "agent_stderr",
+      "note",
+      "session_end",
+    ]);
+    const byName = new Map(tapped);
+    expect(byName.get("tool_call_opened")).toMatchObject({
+      call_id: "c1",
+      label: "curl -H 'Bearer [REDACTED]'",
+      ts: expect.any(Number),
+      level: 30,
+    });
+    expect(byName.get("agent_stderr")).toMatchObject({
+      raw_text: "Error: key [REDACTED] refused",
+      stream: "stderr",
+    });
+    expect(byName.get("session_end")).toMatchObject({ outcome: "completed", exit_code: 0 });
+    // What the tap saw is what the file holds.
+    const inFile = records(log.path).filter((record) => record.msg !== "raw_event");
+    expect(tapped.map(([, record]) => record)).toEqual(
+      inFile.filter((record) => record.msg !== "stderr_event"),
+    );
+  });
+
+  it("goes on logging whatever its tap throws", () => {
+    const log = open({
+      onRecord: () => {
+        throw new Error("tap broke");
+      },
+    });
+    log.decision("hang_detected", { verdict: "hang" }, "error");
+    log.stderr(Buffer.from("a line"));
+    log.close({ outcome: "hang", flagged: true, exit_code: 2 });
+    expect(records(log.path).map((record) => record.msg)).toEqual([
+      "session_start",
+      "hang_detected",
+      "agent_stderr",
+      "session_end",
     ]);
   });
 

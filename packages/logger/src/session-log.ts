@@ -46,7 +46,22 @@ export interface SessionLogOptions {
    * adds its flag for another directory). Default `chmod o-w`.
    */
   sharedDirectoryAdvice?: string;
+  /**
+   * Told of each record once it is written (see {@link RecordTap}): every record but the raw
+   * lines of agent stdout and the JSON lines mirrored on its stderr. Default: none, and then
+   * nothing is done for it.
+   */
+  onRecord?: RecordTap;
 }
+
+/**
+ * A reader of the log as it is written: `message` is the record's name (`session_start`,
+ * `hang_detected`, `agent_stderr`, `session_end`, …) and `record` the record as it stands in the
+ * file (parsed back, so redacted as the file is, with `level`, `time` and `ts`). Called
+ * synchronously after the record is written; whatever it throws is dropped, so a tap can never
+ * break the log.
+ */
+export type RecordTap = (message: string, record: Readonly<Record<string, unknown>>) => void;
 
 /**
  * How a session ended: the fields of the final `session_end` record (snake_case, as written)
@@ -98,6 +113,17 @@ export interface SessionLog {
   raw(event: AgentEvent): void;
   /** Log several lines (one chunk of output) with one write(2): each record stays whole. */
   rawAll(events: readonly AgentEvent[]): void;
+  /**
+   * Begin the records of one chunk of agent output (or of anything else: `events` may be
+   * empty): its raw records, and the routine decisions (`sync: "soon"`) and plain records
+   * (`debug`, `info`, …) written until {@link SessionLog.endChunk}, are held and written
+   * together with one write(2) there. An urgent decision written meanwhile first writes what
+   * is held, so the file keeps the order of the calls. The caller forwards the chunk after
+   * `endChunk`.
+   */
+  beginChunk(events: readonly AgentEvent[]): void;
+  /** Write what {@link SessionLog.beginChunk} held, with one write(2); then fsync soon if it held decisions. */
+  endChunk(): void;
   /** Log a line of agent stderr: JSON lines at debug, anything else at warn (R-SUP4). */
   stderr(line: Buffer): void;
   /**
@@ -201,6 +227,23 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     consoleOptions.stream.write(shouldRedact ? redact(line) : line);
   };
 
+  const onRecord = options.onRecord;
+  /** Hand the tap each record of `text` (whole lines, as written). */
+  const tapLines = (text: string): void => {
+    if (!onRecord) return;
+    let start = 0;
+    for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
+      const line = text.slice(start, end);
+      start = end + 1;
+      try {
+        const record = JSON.parse(line) as Record<string, unknown>;
+        onRecord(String(record.msg), record);
+      } catch {
+        // A tap's failure is its own: the log goes on.
+      }
+    }
+  };
+
   const openDurable = (fd: number, path: string) =>
     createDurableFile({
       fd,
@@ -261,6 +304,22 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     ]);
   };
 
+  // The records of the chunk begun by `beginChunk`, not written yet; and whether routine
+  // decisions among them want an fsync.
+  let held: Buffer[] | undefined;
+  let heldDecisions = false;
+  // False while an urgent decision is being serialised: it never joins `held`.
+  let writingRoutine = true;
+  const writeHeld = (): void => {
+    if (held === undefined) return;
+    const parts = held;
+    held = undefined;
+    file.write(parts);
+    if (heldDecisions) file.syncSoon();
+    heldDecisions = false;
+    rotateIfNeeded();
+  };
+
   // pino serialises every record except raw lines; this destination writes them to the file
   // and hands the level and fields to the console sink (pino's metadata protocol).
   const destination = {
@@ -269,9 +328,16 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     lastMsg: "",
     lastObj: {} as Fields,
     write(line: string) {
-      file.write([Buffer.from(line, "utf8")]);
+      const record = Buffer.from(line, "utf8");
+      if (held !== undefined && writingRoutine) {
+        held.push(record);
+      } else {
+        writeHeld();
+        file.write([record]);
+        rotateIfNeeded();
+      }
       printConsole(this.lastLevel, this.lastMsg, this.lastObj);
-      rotateIfNeeded();
+      if (onRecord) tapLines(line);
     },
   };
   const logger = pino(
@@ -298,17 +364,25 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
 
     raw(event) {
       if (closed) return;
+      writeHeld();
       file.write(stdoutRecords.encode(event));
       rotateIfNeeded();
     },
 
     rawAll(events) {
+      log.beginChunk(events);
+      writeHeld();
+    },
+
+    beginChunk(events) {
       if (closed) return;
+      writeHeld();
       const parts: Buffer[] = [];
       for (const event of events) for (const part of stdoutRecords.encode(event)) parts.push(part);
-      file.write(parts);
-      rotateIfNeeded();
+      held = parts;
     },
+
+    endChunk: writeHeld,
 
     stderr(line) {
       log.stderrAll([parseLine(Buffer.concat([line, NEWLINE]))]);
@@ -316,21 +390,35 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
 
     stderrAll(events) {
       if (closed || events.length === 0) return;
+      writeHeld();
       let records = "";
+      // The lines people would read (not the events the agent mirrors on stderr), for the tap.
+      let tapped = "";
       for (const event of events) {
-        records += stderrRecords.encode(event);
+        const record = stderrRecords.encode(event);
+        records += record;
         if (event.kind !== "json") {
+          if (onRecord) tapped += record;
           const text = event.kind === "text" ? event.text : event.line.toString("utf8");
           printConsole(LEVELS.warn, "agent_stderr", { summary: text });
         }
       }
       file.write([Buffer.from(records, "utf8")]);
+      if (tapped) tapLines(tapped);
     },
 
     decision(message, fields = {}, level = "info", options = {}) {
-      logger[level](fields, message);
-      if (options.sync === "soon") file.syncSoon();
-      else file.syncNow();
+      const routine = options.sync === "soon";
+      writingRoutine = routine;
+      try {
+        logger[level](fields, message);
+      } finally {
+        writingRoutine = true;
+      }
+      // A held routine decision is fsynced soon after the chunk is written (see writeHeld).
+      if (!routine) file.syncNow();
+      else if (held === undefined) file.syncSoon();
+      else heldDecisions = true;
     },
     debug: (fields, message) => logger.debug(fields, message),
     info: (fields, message) => logger.info(fields, message),
@@ -362,22 +450,35 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
 
     close(end) {
       if (closed) return;
-      const record: SessionEnd & { incomplete: boolean; failed_writes: number } = {
-        ...end,
-        incomplete: file.incomplete,
-        failed_writes: file.failedWrites,
+      writeHeld();
+      const tagsNow = (): LogTag[] => [
+        ...(end.flagged ? (["flagged"] as const) : []),
+        ...(file.incomplete ? (["incomplete"] as const) : []),
+      ];
+      const flag = (tags: LogTag[]): void => {
+        // The flag only helps `logs --flagged`; if the rename fails the log itself is complete.
+        if (tags.length === 0) return;
+        file.rename(
+          join(dirname(file.path), logFileName({ kind, startedAt, sessionId: sessionPart, tags })),
+        );
       };
+      // Renamed before its last record, so that record (and whatever reads it as it is
+      // written, such as a run report) names the file the log ends up in.
+      const tags = tagsNow();
+      flag(tags);
+      const record: SessionEnd & { incomplete: boolean; failed_writes: number; log_path: string } =
+        {
+          ...end,
+          incomplete: file.incomplete,
+          failed_writes: file.failedWrites,
+          log_path: file.path,
+        };
       logger.debug(record, "session_end");
       file.close();
       closed = true;
-      const tags: LogTag[] = [];
-      if (end.flagged) tags.push("flagged");
-      if (file.incomplete) tags.push("incomplete");
-      if (tags.length === 0) return;
-      // The flag only helps `logs --flagged`; if the rename fails the log itself is complete.
-      file.rename(
-        join(dirname(file.path), logFileName({ kind, startedAt, sessionId: sessionPart, tags })),
-      );
+      // The last record itself could not be written: the name says so too.
+      const after = tagsNow();
+      if (after.length !== tags.length) flag(after);
     },
   };
 

@@ -1,5 +1,6 @@
-/** The longest delay `setTimeout` takes (2^31 − 1 ms, about 24.8 days); longer ones fire at once. */
-export const MAX_TIMER_DELAY_MS = 2_147_483_647;
+import { MAX_TIMER_DELAY_MS } from "./defaults.js";
+
+export { MAX_TIMER_DELAY_MS };
 
 /** Options for {@link createDeadlineTimer}. Times are monotonic milliseconds. */
 export interface DeadlineTimerOptions {

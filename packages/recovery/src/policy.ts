@@ -1,5 +1,6 @@
 import { formatDuration } from "@cursor-wrap/wording";
-import { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from "./backoff.js";
+import { type BackoffOptions, backoffDelay } from "./backoff.js";
+import { DEFAULT_CONTINUE_PROMPT, DEFAULT_POLICY } from "./defaults.js";
 import { type AgentFailure, FAILURE_KINDS, type FailureKind } from "./failure.js";
 
 /** What the recovery policy may do, and how far it may go. */
@@ -30,21 +31,7 @@ export interface RecoveryPolicy {
   continuePrompt: string;
 }
 
-/** The prompt a resumed session gets after a failure cut its work short. */
-export const DEFAULT_CONTINUE_PROMPT =
-  "Continue where you left off. Do not repeat steps that already finished.";
-
-/** Defaults: 3 retries with backoff; no model switch, no wait, no auth profile, no hang retry. */
-export const DEFAULT_POLICY: Readonly<RecoveryPolicy> = {
-  maxRetries: 3,
-  backoff: DEFAULT_BACKOFF,
-  fallbackModels: [],
-  waitForReset: false,
-  maxWaitMs: 6 * 3_600_000,
-  authProfiles: [],
-  hang: { prompt: undefined, maxRetries: 3 },
-  continuePrompt: DEFAULT_CONTINUE_PROMPT,
-};
+export { DEFAULT_CONTINUE_PROMPT, DEFAULT_POLICY };
 
 /** What the next attempt is sent. */
 export type NextPrompt =

@@ -93,7 +93,11 @@ export interface RecordFields {
     timeout_ms: number | undefined;
     background: boolean | undefined;
   };
-  tool_call_closed: { call_id: string };
+  /**
+   * `outcome`: the key of the call's result (`success`, `rejected`, `permissionDenied`, `error`,
+   * …; `none` without one), so denied and failed calls can be counted from the log.
+   */
+  tool_call_closed: { call_id: string; outcome?: string | undefined };
   /** A tool call the turn's allow-list does not allow; `enforced`: the agent was stopped. */
   tool_refused: {
     call_id: string;
@@ -328,7 +332,7 @@ export function verdictOf(message: string): FinalVerdict | undefined {
 }
 
 /** Records written by the session log and the supervisor themselves, not by this table. */
-export const FOREIGN_RECORDS: ReadonlySet<string> = new Set([
+const FOREIGN_RECORDS: ReadonlySet<string> = new Set([
   ...SESSION_LOG_RECORDS,
   ...SUPERVISOR_RECORDS,
 ]);

@@ -12,6 +12,8 @@ export function discardingLog(): SessionLog {
     incomplete: false,
     raw: nothing,
     rawAll: nothing,
+    beginChunk: nothing,
+    endChunk: nothing,
     stderr: nothing,
     stderrAll: nothing,
     decision: nothing,

@@ -160,6 +160,11 @@ export interface RunAgentOptions {
   redactArgs?: TurnSettings["redactArgs"];
   /** What an auth profile of the recovery policy puts in the agent's environment. */
   profileEnv?: TurnSettings["profileEnv"];
+  /**
+   * Variables every agent process gets on top of `env`, read at each start (a trace's
+   * `TRACEPARENT` naming the attempt).
+   */
+  agentEnv?: TurnSettings["agentEnv"];
   /** The host of a run that owns the process (signals, terminal). */
   host?: RunHost;
   /** Starts the agent. Default: the supervisor's `start`; tests pass an in-memory agent. */
@@ -355,6 +360,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
             agentBin: options.agentBin ?? findAgentBinary(undefined, options.env ?? process.env),
             agentArgs: argsBuilder(options),
             ...(options.profileEnv ? { profileEnv: options.profileEnv } : {}),
+            ...(options.agentEnv ? { agentEnv: options.agentEnv } : {}),
             ...(options.redactArgs ? { redactArgs: options.redactArgs } : {}),
             ...(options.env ? { env: options.env } : {}),
             ...(options.cwd === undefined ? {} : { cwd: options.cwd }),

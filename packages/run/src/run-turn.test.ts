@@ -117,6 +117,87 @@ describe("runTurn", () => {
     expect(messages.at(-1)).toBe("agent_exited");
   });
 
+  it("records how each tool call ended, a refused one included (a real capture)", async () => {
+    const capture = realCapture("docs-ZhengyiLuo-AgentsServer");
+    const { agent, context } = setUp();
+    const turn = startTurn(context);
+    await agent.whenStarted;
+    agent.stdout(capture.bytes);
+    agent.exit();
+    await turn;
+    const closed = records().filter((record) => record.msg === "tool_call_closed");
+    expect(closed.length).toBeGreaterThan(1);
+    // The capture's shell call was refused (`result.rejected`); the others succeeded.
+    expect(closed.map((record) => record.outcome)).toContain("rejected");
+    expect(closed.every((record) => typeof record.outcome === "string")).toBe(true);
+  });
+
+  it.each(["stream-json", "text"] as const)(
+    "logs a chunk's lines and the decisions they lead to before forwarding any of it (%s)",
+    async (format) => {
+      const { agent, context } = setUp();
+      // Whenever the wrapper's stdout is written, what the log file holds at that moment.
+      const seen: string[][] = [];
+      const stdout = new Writable({
+        write(_chunk: Buffer, _encoding, callback) {
+          seen.push(
+            records().map((record) =>
+              record.msg === "raw_event"
+                ? `raw ${(record.raw as { type: string }).type}`
+                : String(record.msg),
+            ),
+          );
+          callback();
+        },
+      });
+      context.formatter = createFormatter(format, stdout);
+      context.stdout = stdout;
+      const turn = startTurn(context);
+      await agent.whenStarted;
+      agent.stdout(
+        line({ type: "system", subtype: "init", session_id: SESSION }) +
+          line({
+            type: "tool_call",
+            subtype: "started",
+            call_id: "call-1",
+            tool_call: { shellToolCall: { args: { command: "npm test" } } },
+            session_id: SESSION,
+          }) +
+          line({
+            type: "tool_call",
+            subtype: "completed",
+            call_id: "call-1",
+            tool_call: {
+              shellToolCall: {
+                args: { command: "npm test" },
+                result: { success: { exitCode: 0 } },
+              },
+            },
+            session_id: SESSION,
+          }),
+      );
+      agent.stdout(line({ type: "result", subtype: "success", is_error: false, result: "ok" }));
+      agent.exit();
+      await turn;
+      expect(seen.length).toBeGreaterThan(0);
+      const first = seen[0]!;
+      for (const record of [
+        "raw system",
+        "raw tool_call",
+        "tool_call_opened",
+        "tool_call_closed",
+      ]) {
+        expect(first).toContain(record);
+      }
+      expect(first.indexOf("tool_call_closed")).toBeGreaterThan(first.lastIndexOf("raw tool_call"));
+      // The result line's chunk: its record and result_received, before the line is shown.
+      const afterResult = seen.find((snapshot) => snapshot.includes("raw result"));
+      expect(afterResult ?? records().map((record) => String(record.msg))).toContain(
+        "result_received",
+      );
+    },
+  );
+
   it("kills a silent agent exactly at the idle timeout, with one timer and no polling", async () => {
     vi.useFakeTimers({ now: 0 });
     const { agent, context } = setUp({}, () => Date.now());

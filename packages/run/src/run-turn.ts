@@ -6,6 +6,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   toMonitorSignal,
   toolCallInfo,
+  toolOutcome,
 } from "@cursor-wrap/events";
 import type { Formatter } from "@cursor-wrap/format";
 import type { SessionLog } from "@cursor-wrap/logger";
@@ -60,6 +61,8 @@ export interface TurnSettings {
    * a variable). Never logged.
    */
   profileEnv?(profile: string): Readonly<Record<string, string | undefined>>;
+  /** Variables every agent gets on top (its trace context: `TRACEPARENT`), read at each start. */
+  agentEnv?(): Readonly<Record<string, string>>;
   pty: boolean;
   killGraceMs: number;
   drainGraceMs: number;
@@ -150,6 +153,8 @@ function agentEnvironment(context: TurnContext, request: TurnRequest): NodeJS.Pr
   const { settings, log } = context;
   const env: NodeJS.ProcessEnv = { ...(settings.env ?? process.env) };
   if (log.path !== "") env.CURSOR_WRAP_LOG_DIR = dirname(log.path);
+  // The caller's additions (a trace's TRACEPARENT for this attempt), then the profile's.
+  Object.assign(env, settings.agentEnv?.());
   if (request.profile !== undefined && settings.profileEnv) {
     for (const [name, value] of Object.entries(settings.profileEnv(request.profile))) {
       if (value === undefined) delete env[name];
@@ -345,17 +350,15 @@ function createWarningRecorder(log: SessionLog) {
 
 type WarningRecorder = ReturnType<typeof createWarningRecorder>;
 
-/** Log, forward and observe one line of the agent's stdout. Returns true if a tool call started. */
+/** Observe one line of the agent's stdout and log what it decides. Returns true if a tool call started. */
 function observeEvent(
   context: TurnContext,
   monitor: Monitor,
   facts: ReturnType<typeof createTurnFacts>,
   warnings: WarningRecorder,
   event: AgentEvent,
-  forward: boolean,
 ): boolean {
   const { log } = context;
-  if (forward) context.formatter.write(event);
   const signal = toMonitorSignal(event);
   const warning = monitor.observe(signal, event.recvAt.mono);
   if (warning) warnings.record(warning);
@@ -373,7 +376,7 @@ function observeEvent(
       });
       return true;
     case "toolEnd":
-      writeRecord(log, "tool_call_closed", { call_id: signal.id });
+      writeRecord(log, "tool_call_closed", { call_id: signal.id, outcome: toolOutcome(event) });
       if (signal.background) {
         writeRecord(log, "background_work_started", {
           call_id: signal.id,
@@ -508,17 +511,23 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
     sink: context.stdout,
     parseCap: settings.parseCap,
     onEvents(events, forward) {
-      // The raw records of a chunk are written (one write(2)) before any line is forwarded.
-      log.rawAll(events);
+      // The records of a chunk, its raw lines and the decisions they lead to, are written (one
+      // write(2)) before any line of it is forwarded.
+      log.beginChunk(events);
       let toolStarted = false;
-      for (const event of events) {
-        // After an unsupported protocol version nothing more is forwarded (it is logged).
-        if (observeEvent(context, monitor, facts, warnings, event, forward && !protocolRejected)) {
+      // After an unsupported protocol version nothing more is forwarded (it is logged).
+      let forwarded = forward && !protocolRejected ? events.length : 0;
+      for (let index = 0; index < events.length; index += 1) {
+        const event = events[index]!;
+        if (observeEvent(context, monitor, facts, warnings, event)) {
           toolStarted = true;
           checkTool(event);
         }
         checkProtocol();
+        if (protocolRejected) forwarded = Math.min(forwarded, index + 1);
       }
+      log.endChunk();
+      for (let index = 0; index < forwarded; index += 1) formatter.write(events[index]!);
       formatter.flush();
       // Ordinary lines only push the deadline a little later: the timer stays where it is
       // and catches up when it fires. A tool call can push it minutes later: sleep until then.

@@ -5,6 +5,7 @@ import { accessSync, constants, statSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { PassThrough, Readable } from "node:stream";
+import { DEFAULT_DRAIN_GRACE_MS, DEFAULT_KILL_GRACE_MS } from "./defaults.js";
 import { AgentSpawnError, PtyUnavailableError } from "./errors.js";
 import { type KillStep, killTree, killTreeSync } from "./kill-tree.js";
 import { loadPty } from "./load-pty.js";
@@ -113,11 +114,7 @@ export interface AgentProcess {
 
 const DEFAULT_PTY: PtySize = { cols: 80, rows: 24 };
 
-/** Default time between SIGTERM and SIGKILL when killing the agent's tree, ms. */
-export const DEFAULT_KILL_GRACE_MS = 3_000;
-
-/** Default time the agent's output may stay open after it exited, ms (R-SUP6b). */
-export const DEFAULT_DRAIN_GRACE_MS = 2_000;
+export { DEFAULT_DRAIN_GRACE_MS, DEFAULT_KILL_GRACE_MS };
 
 /**
  * Resolves once the handles closed so far have been released: libuv runs close callbacks at

@@ -160,6 +160,8 @@ export interface Invocation {
   model?: string;
   /** `CURSOR_API_KEY` in its environment, if set (a test fake: recorded in the clear). */
   apiKey?: string;
+  /** `TRACEPARENT` in its environment, if set: the W3C trace context it was started in. */
+  traceparent?: string;
   startedAt: number;
 }
 

@@ -254,6 +254,7 @@ async function main(): Promise<number> {
       sessionId: context.sessionId,
       model: modelId,
       apiKey,
+      traceparent: process.env.TRACEPARENT || undefined,
       startedAt: Date.now(),
     });
   }

@@ -25,6 +25,7 @@ import {
 import { parseTurnInput, type TurnInput, TurnInputError } from "@cursor-wrap/run/turn-input";
 import type { SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
 import { SHARED_LOG_DIRECTORY_ADVICE } from "../error-hints.js";
+import { openRunOperations, type RunOperations } from "../operations/run-operations.js";
 import { redactAgentArgs } from "../options/agent-flags.js";
 import { loadAuthProfiles, type ProfileEnvironment } from "../options/auth-profiles.js";
 import type { AgentArgument } from "../options/command-line.js";
@@ -114,8 +115,10 @@ async function printPrompt(options: RunOptions, io: RunIo): Promise<PrintInput> 
 function runSettings(
   options: RunOptions & { agentBin: string },
   profiles: ReadonlyMap<string, ProfileEnvironment>,
+  operations: RunOperations | undefined,
 ) {
   return {
+    ...(operations ? { agentEnv: operations.agentEnv } : {}),
     agentBin: options.agentBin,
     agentArgs: ({ resume, firstTurn, model, profile }) =>
       turnArgs({
@@ -335,7 +338,10 @@ export async function runCommand(
   // it, else in one line on stderr.
   const hint = trackResumeHint(outputs.formatter, outputs.hint);
   const formatter = hint.formatter;
+  // Report, trace, notifications: fed by the log's tap; none of it when none is asked for.
+  const operations = await openRunOperations(options, { stderr: io.stderr, env });
   const log = openSessionLog({
+    ...(operations ? { onRecord: operations.onRecord } : {}),
     dir: options.logDir,
     sharedDirectoryAdvice: SHARED_LOG_DIRECTORY_ADVICE,
     console: {
@@ -352,6 +358,7 @@ export async function runCommand(
     redact: options.redact,
     retentionMs: options.logRetentionMs,
   });
+  operations?.attach(log);
   writeRecord(log, "options", {
     mode: options.print ? "print" : "interactive",
     output_format: options.outputFormat,
@@ -412,7 +419,7 @@ export async function runCommand(
           enforceTools: options.enforceTools,
         }
       : {}),
-    ...runSettings(options, profiles),
+    ...runSettings(options, profiles, operations),
     output: { formatter, stream: io.stdout },
     stderr,
     events: "none",
@@ -467,5 +474,6 @@ export async function runCommand(
   } finally {
     reader?.close();
     control.dispose();
+    await operations?.finish();
   }
 }

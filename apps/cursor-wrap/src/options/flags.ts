@@ -1,23 +1,34 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_PARSE_CAP } from "@cursor-wrap/events";
+// The packages' defaults come from their `/defaults` entries: this table is in the static graph
+// of every command, `--version` and `--help` included, which must not load the packages
+// themselves (pino, the parsers, the process code).
+import { DEFAULT_PARSE_CAP } from "@cursor-wrap/events/defaults";
 import type { OutputFormat } from "@cursor-wrap/format";
-import { DEFAULT_RETENTION_MS, LEVELS, type LevelName } from "@cursor-wrap/logger";
+import { DEFAULT_RETENTION_MS, LEVELS, type LevelName } from "@cursor-wrap/logger/defaults";
 import {
   DEFAULT_BACKGROUND_WAIT_MS,
   DEFAULT_LIVENESS,
   DEFAULT_THRESHOLDS,
   DEFAULT_TOOL_TIMEOUTS,
   MAX_TIMER_DELAY_MS,
-} from "@cursor-wrap/monitor";
-import { DEFAULT_BACKOFF, DEFAULT_POLICY } from "@cursor-wrap/recovery";
-import { DEFAULT_DRAIN_GRACE_MS, DEFAULT_KILL_GRACE_MS } from "@cursor-wrap/supervisor";
+} from "@cursor-wrap/monitor/defaults";
+import {
+  commandWords,
+  DEFAULT_NOTIFY_TIMEOUT_MS,
+  NOTIFY_EVENTS,
+  type NotifyEvent,
+  NotifyOptionError,
+  parseNotifyEvents,
+} from "@cursor-wrap/notify/options";
+import { DEFAULT_BACKOFF, DEFAULT_POLICY } from "@cursor-wrap/recovery/defaults";
+import { DEFAULT_DRAIN_GRACE_MS, DEFAULT_KILL_GRACE_MS } from "@cursor-wrap/supervisor/defaults";
 import { UsageError } from "../usage-error.js";
-import type { FlagKey, InputFormat, RunOptions, StderrMode } from "./run-options.js";
+import type { FlagKey, InputFormat, ReportFormat, RunOptions, StderrMode } from "./run-options.js";
 import { parseDuration, parseSize, parseToolTimeouts, showDuration, showSize } from "./units.js";
 
 /** Where a flag is listed in `--help`. */
-export type FlagGroup = "mode" | "detection" | "recovery" | "agent" | "logs";
+export type FlagGroup = "mode" | "detection" | "recovery" | "agent" | "logs" | "operations";
 
 /** What a default may depend on: whether the run is `-p`. */
 export interface DefaultContext {
@@ -522,7 +533,111 @@ export const FLAGS: readonly AnyFlag[] = [
     default: DEFAULT_PARSE_CAP,
     show: showSize,
   }),
+  flag({
+    key: "reportFile",
+    name: "report",
+    group: "operations",
+    placeholder: "<file>",
+    description:
+      "Write the run report (JSON: outcome, attempts, verdicts, tool calls, usage, how to resume) to this file at every ending",
+    parse: optionalText,
+    default: undefined,
+    show: (value) => value ?? "none",
+  }),
+  flag({
+    key: "reportFormat",
+    name: "report-format",
+    group: "operations",
+    placeholder: "<format>",
+    description:
+      "json, or github: also a job summary ($GITHUB_STEP_SUMMARY) and annotations; auto: github when GITHUB_ACTIONS=true",
+    parse: oneOf<ReportFormat>(["auto", "json", "github"]),
+    default: "auto",
+  }),
+  flag({
+    key: "otel",
+    name: "otel",
+    group: "operations",
+    description:
+      "Export an OpenTelemetry trace of the run over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT, default localhost:4318); the OTEL_* variables can ask for it too",
+    parse: parseBoolean,
+    default: false,
+    show: showOnOff,
+  }),
+  flag({
+    key: "onVerdict",
+    name: "on-verdict",
+    group: "operations",
+    placeholder: "<command>",
+    description:
+      "Run this command (no shell: write sh -c '…' for one) on a hang, linger, budget, retry, gave-up and done, the event as JSON on stdin",
+    parse: (value, source) =>
+      value.trim() === "" ? undefined : asUsageError(() => commandWords(value, source)),
+    default: undefined,
+    show: (value) => (value === undefined ? "none" : value.join(" ")),
+  }),
+  flag({
+    key: "onVerdictEvents",
+    name: "on-verdict-events",
+    group: "operations",
+    placeholder: "<events>",
+    description: `The events --on-verdict and --notify are told of, among ${NOTIFY_EVENTS.join(", ")}`,
+    parse: (value, source) =>
+      asUsageError(() => [...parseNotifyEvents(value, source)] as NotifyEvent[]),
+    default: () => [...NOTIFY_EVENTS],
+    show: showList,
+  }),
+  flag({
+    key: "notifyUrl",
+    name: "notify",
+    group: "operations",
+    placeholder: "<url>",
+    description:
+      "POST each notification as JSON with a text field (a Slack or Teams incoming webhook) to this URL",
+    parse: parseWebhookUrl,
+    default: undefined,
+    show: (value) => (value === undefined ? "none" : "a URL"),
+  }),
+  flag({
+    key: "notifyTimeoutMs",
+    name: "notify-timeout",
+    group: "operations",
+    placeholder: "<duration>",
+    description: "How long a notification's command or webhook may take before it is given up",
+    parse(value, source) {
+      const ms = parseDuration(value, source);
+      if (ms < 1) throw new UsageError(`${source} must be more than 0`);
+      return ms;
+    },
+    default: DEFAULT_NOTIFY_TIMEOUT_MS,
+    show: showDuration,
+  }),
 ];
+
+/** A notification setting's error as a usage error (it names the flag). */
+function asUsageError<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (NotifyOptionError.isInstance(error)) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** An http(s) URL; its text is never echoed (a webhook's path is its secret). */
+function parseWebhookUrl(value: string, source: string): string | undefined {
+  if (value === "") return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${source} takes an http:// or https:// URL`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new UsageError(`${source} takes an http:// or https:// URL, not ${url.protocol}`);
+  }
+  return value;
+}
 
 /** The flag that sets an option. */
 export function flagFor<Key extends FlagKey>(key: Key): FlagDefinition<Key> {

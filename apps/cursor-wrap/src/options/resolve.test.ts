@@ -49,6 +49,13 @@ describe("resolveRunOptions", () => {
       logRetentionMs: 604_800_000,
       redact: true,
       parseCap: 16 * 1024 * 1024,
+      reportFile: undefined,
+      reportFormat: "auto",
+      otel: false,
+      onVerdict: undefined,
+      onVerdictEvents: ["hang", "linger", "budget", "retry", "gave-up", "done"],
+      notifyUrl: undefined,
+      notifyTimeoutMs: 10_000,
       agentArguments: [],
       agentArgumentsFromEnv: [],
       prompt: undefined,
@@ -166,6 +173,44 @@ describe("resolveRunOptions", () => {
     expect(() => resolve({ resume: true })).toThrow("--resume needs a value");
   });
 
+  it("reads the operations flags: report, trace, notifications", () => {
+    expect(
+      resolve({
+        report: "out/report.json",
+        "report-format": "github",
+        otel: true,
+        "on-verdict": "./page.sh --team 'agents on call'",
+        "on-verdict-events": "hang, gave-up",
+        notify: "https://hooks.slack.com/services/T0/B0/x",
+        "notify-timeout": "3s",
+      }),
+    ).toMatchObject({
+      reportFile: "out/report.json",
+      reportFormat: "github",
+      otel: true,
+      onVerdict: ["./page.sh", "--team", "agents on call"],
+      onVerdictEvents: ["hang", "gave-up"],
+      notifyUrl: "https://hooks.slack.com/services/T0/B0/x",
+      notifyTimeoutMs: 3_000,
+    });
+    expect(
+      resolve({}, { CURSOR_WRAP_NOTIFY: "https://example.com/hook", CURSOR_WRAP_OTEL: "1" }),
+    ).toMatchObject({ notifyUrl: "https://example.com/hook", otel: true });
+    expect(() => resolve({ "on-verdict": "notify | tee log" })).toThrow(/sh -c/);
+    expect(() => resolve({ "on-verdict-events": "hang,stuck" })).toThrow(
+      /--on-verdict-events takes events among hang, linger, budget, retry, gave-up, done, not "stuck"/,
+    );
+    expect(() => resolve({ notify: "hooks.slack.com/x" })).toThrow(
+      "--notify takes an http:// or https:// URL",
+    );
+    // A URL that is refused is never echoed: its path may be the secret.
+    expect(() => resolve({ notify: "file:///s3cret" })).toThrow(/^(?!.*s3cret)/);
+    expect(() => resolve({ "report-format": "xml" })).toThrow(/--report-format must be one of/);
+    expect(() => resolve({ "notify-timeout": "0" })).toThrow(
+      /--notify-timeout must be more than 0/,
+    );
+  });
+
   it("turns the budget off with 0 or off", () => {
     expect(resolve({ "max-turn-duration": "0" }).maxTurnMs).toBeUndefined();
     expect(resolve({ "max-turn-duration": "off" }).maxTurnMs).toBeUndefined();
@@ -203,6 +248,13 @@ describe("the flag table", () => {
       "redact",
       "log-retention",
       "parse-cap",
+      "report",
+      "report-format",
+      "otel",
+      "on-verdict",
+      "on-verdict-events",
+      "notify",
+      "notify-timeout",
     ]) {
       expect(names).toContain(name);
     }

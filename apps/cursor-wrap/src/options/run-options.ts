@@ -1,6 +1,10 @@
 import type { OutputFormat } from "@cursor-wrap/format";
 import type { LevelName } from "@cursor-wrap/logger";
+import type { NotifyEvent } from "@cursor-wrap/notify";
 import type { AgentArgument } from "./command-line.js";
+
+/** How the run report is also presented: `json` (the file only) or `github` (job summary, annotations). */
+export type ReportFormat = "auto" | "json" | "github";
 
 /** How much of the agent's stderr is shown: all of it, non-JSON lines only, or nothing. */
 export type StderrMode = "all" | "errors" | "none";
@@ -62,6 +66,20 @@ export interface RunOptions {
   logRetentionMs: number;
   redact: boolean;
   parseCap: number;
+  /** Where to write the run report (JSON), if anywhere (`--report`). */
+  reportFile: string | undefined;
+  /** `github`: also a job summary and annotations; `auto`: so when `GITHUB_ACTIONS=true`. */
+  reportFormat: ReportFormat;
+  /** Export an OpenTelemetry trace of the run (`--otel`; the OTEL_* variables can ask too). */
+  otel: boolean;
+  /** A command to run on each notification, as words (no shell): `--on-verdict`. */
+  onVerdict: string[] | undefined;
+  /** The events `--on-verdict` and `--notify` are told of. */
+  onVerdictEvents: NotifyEvent[];
+  /** A webhook to POST each notification to (`--notify`). */
+  notifyUrl: string | undefined;
+  /** How long a notification's command or webhook may take, ms. */
+  notifyTimeoutMs: number;
   /** The agent's own flags as the user gave them, in order (R-CLI1b). */
   agentArguments: AgentArgument[];
   /** Agent flags supplied by cursor-wrap variables (`CURSOR_WRAP_MODEL=…` → `--model …`). */

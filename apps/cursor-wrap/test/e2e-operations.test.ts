@@ -1,0 +1,400 @@
+// Operating cursor-wrap from CI, through the built CLI: the run report (--report) on every
+// ending, GitHub's job summary and annotations, the OpenTelemetry trace (--otel, TRACEPARENT),
+// and notifications (--on-verdict, --notify) against a local script and a local HTTP server.
+
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type OtlpReceiver, startOtlpReceiver } from "./fixtures/otlp-receiver.js";
+import {
+  checkNoSurvivorsAfterAll,
+  FAST,
+  invocations,
+  logFiles,
+  logRecords,
+  run,
+  wrap,
+} from "./harness.js";
+
+checkNoSurvivorsAfterAll();
+
+const require = createRequire(import.meta.url);
+const schema = JSON.parse(
+  readFileSync(require.resolve("@cursor-wrap/report/run-report.schema.json"), "utf8"),
+) as object;
+const ajv = new Ajv2020({ allErrors: true, strict: true });
+addFormats.default(ajv);
+const validate = ajv.compile(schema);
+
+const HOOK = fileURLToPath(new URL("./fixtures/notify-hook.mjs", import.meta.url));
+
+interface Report {
+  outcome: string;
+  finished: boolean;
+  exit_code: number | null;
+  session_id: string | null;
+  resume_command: string | null;
+  log_path: string | null;
+  attempts: Array<{ outcome: string; verdict: string | null; killed: unknown; retry: unknown }>;
+  verdicts: Array<{ verdict: string; summary: string; reason: unknown }>;
+  tool_calls: { total: number; by_kind: Array<{ kind: string; count: number }> };
+  usage: { input_tokens: number; output_tokens: number } | null;
+  interruptions: Array<{ kind: string; detail: string }>;
+}
+
+/** The report a run wrote, held to the published schema. */
+function readReport(path: string): Report {
+  const report = JSON.parse(readFileSync(path, "utf8")) as Report;
+  expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
+  return report;
+}
+
+const scratch: string[] = [];
+afterAll(() => {
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A directory of the test's own (reports, summaries, what the hook was given). */
+function scratchDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-ops-"));
+  scratch.push(dir);
+  return dir;
+}
+
+const named = (records: Array<Record<string, unknown>>, name: string) =>
+  records.filter((record) => record.msg === name);
+
+describe("--report", () => {
+  it("writes the report of a completed run: outcome, tool calls, usage, the log", async () => {
+    const cwd = scratchDir();
+    const result = await run(["-p", "x", "--report", "report.json", ...FAST], {
+      scenario: "tools",
+      cwd,
+    });
+    expect(result.code).toBe(0);
+    // A relative path is the wrapper's working directory's.
+    const report = readReport(join(cwd, "report.json"));
+    expect(report).toMatchObject({ outcome: "completed", finished: true, exit_code: 0 });
+    expect(report.tool_calls.total).toBeGreaterThan(1);
+    expect(report.usage).not.toBeNull();
+    expect(logFiles(result)).toContain(report.log_path);
+  });
+
+  it("after a hang that retries did not recover: the verdict, its reason, the kill, how to resume", async () => {
+    const dir = scratchDir();
+    // The path is given through its variable here, as a CI job would.
+    const result = await run(
+      ["-p", "x", "--prompt-after-hang", "go on", "--max-hang-retries", "1", ...FAST],
+      {
+        scenario: "tool-hang:200",
+        env: { CURSOR_WRAP_REPORT: join(dir, "report.json") },
+      },
+    );
+    expect(result.code).toBe(2);
+    const report = readReport(join(dir, "report.json"));
+    expect(report).toMatchObject({ outcome: "hang", finished: true, exit_code: 2 });
+    expect(report.attempts.map((attempt) => attempt.verdict)).toEqual(["hang", "hang"]);
+    expect(report.attempts[0]!.killed).not.toBeNull();
+    expect(report.attempts[0]!.retry).not.toBeNull();
+    expect(report.verdicts).toHaveLength(2);
+    expect(report.verdicts[0]!.reason).toMatchObject({ kind: "tool" });
+    expect(report.resume_command).toBe(`cursor-wrap --resume ${report.session_id}`);
+    expect(logFiles(result)).toContain(report.log_path);
+  });
+
+  it("after a linger kill and after SIGTERM, the report says so", async () => {
+    const dir = scratchDir();
+    const linger = await run(["-p", "x", "--report", join(dir, "linger.json"), ...FAST], {
+      scenario: "linger",
+    });
+    expect(linger.code).toBe(0);
+    const lingerReport = readReport(join(dir, "linger.json"));
+    expect(lingerReport.verdicts.map((verdict) => verdict.verdict)).toEqual(["linger"]);
+
+    const path = join(dir, "report.json");
+    const signalled = wrap(["-p", "x", "--report", path, ...FAST], { scenario: "slow:60000" });
+    await signalled.stdoutHas("thinking");
+    signalled.child.kill("SIGTERM");
+    const result = await signalled.done;
+    expect(result.code).toBe(143);
+    const report = readReport(path);
+    expect(report).toMatchObject({ outcome: "signal SIGTERM", finished: true, exit_code: 143 });
+    expect(report.interruptions).toEqual([
+      expect.objectContaining({ kind: "signal", detail: "SIGTERM" }),
+    ]);
+  });
+  it("a report that cannot be written is said once, and the run's exit code is its own", async () => {
+    const missing = join(scratchDir(), "no-such-dir", "report.json");
+    const result = await run(["-p", "x", "--report", missing, ...FAST], { scenario: "quick" });
+    expect(result.code).toBe(0);
+    expect(result.stderr.match(/could not write the report/g)).toHaveLength(1);
+  });
+});
+
+describe("GitHub Actions", () => {
+  it("appends a job summary and writes escaped annotations, with the agent's commands off", async () => {
+    const summary = join(scratchDir(), "summary.md");
+    const steps = [
+      { type: "line", value: { type: "system", subtype: "init", session_id: "s-gh" } },
+      // What the agent prints must never become a workflow command.
+      { type: "stderr", text: "::error title=pwned::from the agent\n" },
+      { type: "silence" },
+    ];
+    const result = await run(["-p", "x", "--max-hang-retries", "0", ...FAST], {
+      scenario: steps as never,
+      env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary },
+    });
+    expect(result.code).toBe(2);
+    const lines = result.stderr.split("\n");
+    const stop = lines.findIndex((line) => line.startsWith("::stop-commands::"));
+    expect(stop).toBeGreaterThanOrEqual(0);
+    const token = lines[stop]!.slice("::stop-commands::".length);
+    expect(token).toMatch(/^cursor-wrap-[0-9a-f-]{36}$/);
+    const resumed = lines.indexOf(`::${token}::`);
+    const injected = lines.findIndex((line) => line.includes("pwned"));
+    // The agent's line came while commands were stopped; ours after they resumed.
+    if (injected !== -1) expect(injected).toBeGreaterThan(stop);
+    if (injected !== -1) expect(injected).toBeLessThan(resumed);
+    const annotations = lines.slice(resumed + 1).filter((line) => line.startsWith("::"));
+    expect(annotations.some((line) => line.startsWith("::error title="))).toBe(true);
+    // One line each, escaped: no annotation carries a raw newline's worth of a second command.
+    for (const line of annotations) expect(line).toMatch(/^::(error|warning)( [^:]*)?::[^\r\n]*$/);
+    const markdown = readFileSync(summary, "utf8");
+    expect(markdown).toContain("cursor-wrap --resume s-gh");
+    expect(markdown).toMatch(/hang/i);
+  });
+
+  it("--report-format github without GITHUB_ACTIONS, and json turns it off under GitHub", async () => {
+    const github = await run(["-p", "x", "--report-format", "github", ...FAST], {
+      scenario: "linger",
+    });
+    expect(github.stderr).toMatch(/^::warning/m);
+    const json = await run(["-p", "x", "--report-format", "json", ...FAST], {
+      scenario: "linger",
+      env: { GITHUB_ACTIONS: "true" },
+    });
+    expect(json.stderr).not.toContain("::");
+  });
+});
+
+describe("--otel", () => {
+  let receiver: OtlpReceiver;
+  beforeEach(async () => {
+    receiver = await startOtlpReceiver();
+  });
+  afterEach(async () => {
+    await receiver.close();
+  });
+
+  const CALLER = "4bf92f3577b34da6a3ce929d0e0e4736";
+  const CALLER_SPAN = "00f067aa0ba902b7";
+
+  it("exports the run as a child of TRACEPARENT, and hands each agent its attempt's context", async () => {
+    const result = await run(
+      ["-p", "x", "--otel", "--prompt-after-hang", "go on", "--max-hang-retries", "1", ...FAST],
+      {
+        scenario: ["tool-hang:200", "normal:50"],
+        env: {
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.endpoint,
+          TRACEPARENT: `00-${CALLER}-${CALLER_SPAN}-01`,
+        },
+      },
+    );
+    expect(result.code).toBe(0);
+    // The wrapper exported before it exited: everything is there already.
+    const spans = receiver.spans;
+    const [root] = spans.filter((span) => span.name === "invoke_agent cursor-agent");
+    expect(root).toBeDefined();
+    expect(root!.traceId).toBe(CALLER);
+    expect(root!.parentSpanId).toBe(CALLER_SPAN);
+    expect(root!.attributes).toMatchObject({
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.provider.name": "cursor",
+      "cursor_wrap.exit_code": 0,
+    });
+    expect(root!.attributes["gen_ai.conversation.id"]).toBe(invocations(result)[0]!.sessionId);
+    const attempts = spans
+      .filter((span) => span.name === "attempt")
+      .sort((a, b) => a.startMs - b.startMs);
+    expect(attempts).toHaveLength(2);
+    expect(attempts.every((span) => span.parentSpanId === root!.spanId)).toBe(true);
+    expect(attempts[0]!.attributes["error.type"]).toBe("timeout");
+    expect(attempts[0]!.events.map((event) => event.name)).toContain("hang");
+    const tools = spans.filter((span) => span.name === "execute_tool shell");
+    expect(tools.length).toBeGreaterThanOrEqual(2);
+    expect(tools.every((span) => attempts.some((a) => a.spanId === span.parentSpanId))).toBe(true);
+    // Each agent was started in its attempt's span.
+    expect(invocations(result).map((invocation) => invocation.traceparent)).toEqual(
+      attempts.map((span) => `00-${CALLER}-${span.spanId}-01`),
+    );
+    expect(named(logRecords(result), "operations")[0]).toMatchObject({
+      otel: { trace_id: CALLER, endpoint: new URL(receiver.endpoint).origin },
+    });
+  });
+
+  it("a collector that is down is logged once, and the run's outcome is its own", async () => {
+    await receiver.close();
+    const result = await run(["-p", "x", ...FAST], {
+      scenario: "quick",
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: new URL(receiver.endpoint).origin },
+    });
+    expect(result.code).toBe(0);
+    // The export comes after the log is closed: said once on stderr.
+    expect(result.stderr.match(/could not export the trace/g)).toHaveLength(1);
+    receiver = await startOtlpReceiver();
+  });
+
+  it("off by default: the agent's environment has no trace context of cursor-wrap's", async () => {
+    const result = await run(["-p", "x", ...FAST], { scenario: "quick" });
+    expect(invocations(result)[0]!.traceparent).toBeUndefined();
+    expect(named(logRecords(result), "operations")).toEqual([]);
+  });
+});
+
+describe("notifications", () => {
+  let server: Server;
+  let url: string;
+  const bodies: Array<{ path: string; body: Record<string, unknown> }> = [];
+  let respond: (request: IncomingMessage) => number | "never" = () => 200;
+  beforeEach(async () => {
+    bodies.length = 0;
+    respond = () => 200;
+    server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        bodies.push({
+          path: request.url ?? "",
+          body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>,
+        });
+        const status = respond(request);
+        if (status !== "never") response.writeHead(status).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/services/T000/B000/s3cr3tPath`;
+  });
+  afterEach(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it("runs the command and posts the webhook once per event: hang, retry, done", async () => {
+    const out = join(scratchDir(), "hook.jsonl");
+    const result = await run(
+      [
+        "-p",
+        "x",
+        "--prompt-after-hang",
+        "go on",
+        "--max-hang-retries",
+        "1",
+        "--on-verdict",
+        `${process.execPath} ${HOOK} ok ${out}`,
+        "--notify",
+        url,
+        ...FAST,
+      ],
+      // The second attempt's 3 s tool call keeps the log open while the first notifications go.
+      { scenario: ["tool-hang:200", "normal:3000"] },
+    );
+    expect(result.code).toBe(0);
+    const calls = readFileSync(out, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { stdin: string; variables: Record<string, string> });
+    const events = calls.map((call) => (JSON.parse(call.stdin) as { event: string }).event);
+    expect(events).toEqual(["hang", "retry", "done"]);
+    const sessionId = invocations(result)[0]!.sessionId;
+    expect(calls[0]!.variables).toMatchObject({
+      CURSOR_WRAP_EVENT: "hang",
+      CURSOR_WRAP_SESSION_ID: sessionId,
+    });
+    expect(calls[2]!.variables).toMatchObject({
+      CURSOR_WRAP_EVENT: "done",
+      CURSOR_WRAP_EXIT_CODE: "0",
+    });
+    // The webhook got the same, each once, with a readable text.
+    expect(bodies.map((posted) => posted.body.event)).toEqual(["hang", "retry", "done"]);
+    expect(bodies.every((posted) => typeof posted.body.text === "string")).toBe(true);
+    expect(bodies[0]!.body.text).toMatch(/hang/i);
+    // The log has the deliveries made while it was open, and never the webhook's path.
+    const log = readFileSync(logFiles(result)[0]!, "utf8");
+    const sent = named(logRecords(result), "notify_sent");
+    expect(sent.map((record) => `${record.channel} ${record.event}`).sort()).toEqual([
+      "command hang",
+      "command retry",
+      "webhook hang",
+      "webhook retry",
+    ]);
+    expect(log).not.toContain("s3cr3tPath");
+    expect(log).not.toContain("T000");
+  });
+
+  it("--on-verdict-events filters; a failing command and a webhook that never answers are not fatal", async () => {
+    const out = join(scratchDir(), "hook.jsonl");
+    respond = () => "never";
+    const result = await run(
+      [
+        "-p",
+        "x",
+        "--prompt-after-hang",
+        "go on",
+        "--max-hang-retries",
+        "1",
+        "--on-verdict",
+        `${process.execPath} ${HOOK} fail ${out}`,
+        "--on-verdict-events",
+        "hang,gave-up",
+        "--notify",
+        url,
+        "--notify-timeout",
+        "1s",
+        ...FAST,
+      ],
+      // The second attempt hangs only after 3 s: the log is open while the first hang's go.
+      { scenario: ["tool-hang:200", "tool-hang:3000"] },
+    );
+    // Two hangs, then it gave up: the exit code is the run's, not the notifications'.
+    expect(result.code).toBe(2);
+    const events = readFileSync(out, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map(
+        (line) =>
+          (JSON.parse((JSON.parse(line) as { stdin: string }).stdin) as { event: string }).event,
+      );
+    expect(events).toEqual(["hang", "hang", "gave-up"]);
+    const failed = named(logRecords(result), "notify_failed");
+    const command = failed.find((record) => record.channel === "command")!;
+    expect(command).toMatchObject({ ok: false, code: 3 });
+    // The command's output is in the log, its secret redacted.
+    expect(String(command.output)).toContain("rejected");
+    expect(readFileSync(logFiles(result)[0]!, "utf8")).not.toContain(
+      "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    );
+    expect(failed.some((record) => record.channel === "webhook" && record.timed_out === true)).toBe(
+      true,
+    );
+    // gave-up comes at the end, after the log: its failure is said on stderr, without the URL's path.
+    expect(result.stderr).toMatch(/the gave-up notification \(command .*\) failed/);
+    expect(result.stderr).not.toContain("s3cr3tPath");
+  });
+
+  it("refuses shell syntax in --on-verdict, and a --notify that is not a URL", async () => {
+    const piped = await run(["-p", "x", "--on-verdict", "notify | tee log"], { scenario: "quick" });
+    expect(piped.code).toBe(1);
+    expect(piped.stderr).toContain("sh -c");
+    const notUrl = await run(["-p", "x", "--notify", "ftp://example.com/x"], { scenario: "quick" });
+    expect(notUrl.code).toBe(1);
+    expect(notUrl.stderr).toContain("--notify takes an http:// or https:// URL");
+    expect(invocations(piped)).toEqual([]);
+  });
+});

@@ -1,0 +1,146 @@
+#!/usr/bin/env node
+// @ts-check
+// P7 under realistic traffic: `tools/call` with arguments (a tool call as an editor sends it:
+// a name, a few hundred bytes of arguments, a progress token) answered with their text, every
+// message logged by the proxy. Sequential round trips and a steady 64 in flight, directly
+// and through `cursor-wrap mcp proxy`, as shipped (optimizing compiler off) and with the
+// optimizing compiler on (bench/lib/mcp-proxy-optimizing.mjs), in alternating rounds.
+// Run alone (`node bench/mcp.mjs`, BENCH_ROUNDS) or from run.mjs.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { openServer } from "./lib/mcp-driver.mjs";
+import { percentile, summary } from "./lib/measure.mjs";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const OPTIMIZING = fileURLToPath(new URL("./lib/mcp-proxy-optimizing.mjs", import.meta.url));
+
+/** A tools/call as an editor sends it. */
+function toolCall(index) {
+  return {
+    method: "tools/call",
+    params: {
+      name: "echo",
+      arguments: {
+        text: `Read src/session/session.ts lines ${index}–${index + 40} and report every call of runTurn whose signal is not forwarded; include the file path, the line and the enclosing function name.`,
+        path: "/home/dev/project/src/session/session.ts",
+        options: { caseSensitive: true, maxResults: 20 },
+      },
+      _meta: { progressToken: index },
+    },
+  };
+}
+
+/** Round trips of one connection: sequential, then 64 in flight. */
+async function measure(command, args, { sequential, concurrent, window }) {
+  const server = await openServer(command, args);
+  const pid = server.child.pid;
+  await server.roundTrips(300, toolCall(0)); // warm-up
+  let index = 0;
+  const seq = [];
+  const seqStarted = performance.now();
+  for (let count = 0; count < sequential; count += 1) {
+    seq.push(...(await server.roundTrips(1, toolCall(index++))));
+  }
+  const seqElapsed = performance.now() - seqStarted;
+  const call = toolCall(index);
+  const conc = await server.concurrent(concurrent, window, call, pid);
+  await server.close();
+  return {
+    sequential: seq,
+    sequentialRate: (sequential * 2 * 1000) / seqElapsed,
+    concurrent: conc.samples,
+    concurrentRate: (concurrent * 2 * 1000) / conc.elapsed,
+    peak: conc.peak,
+  };
+}
+
+/**
+ * @param {{ cli?: string, rounds?: number, sequential?: number, concurrent?: number, window?: number }} [options]
+ */
+export async function mcpRealistic({
+  cli = join(ROOT, "apps", "cursor-wrap", "bin", "cursor-wrap.js"),
+  rounds = 5,
+  sequential = 3_000,
+  concurrent = 40_000,
+  window = 64,
+} = {}) {
+  const { fakeMcpServerBin } = await import("@cursor-wrap/testkit");
+  const work = mkdtempSync(join(tmpdir(), "cursor-wrap-mcp-"));
+  const server = [process.execPath, fakeMcpServerBin];
+  const proxy = (dir) => [
+    "mcp",
+    "proxy",
+    "--server-id",
+    "bench",
+    "--log-dir",
+    dir,
+    "--",
+    ...server,
+  ];
+  const variants = {
+    direct: () => [process.execPath, [fakeMcpServerBin]],
+    shipped: (dir) => [process.execPath, [cli, ...proxy(dir)]],
+    optimizing: (dir) => [process.execPath, [OPTIMIZING, cli, ...proxy(dir)]],
+  };
+  const results = { direct: [], shipped: [], optimizing: [] };
+  const loads = [];
+  try {
+    for (let round = 0; round < rounds; round += 1) {
+      loads.push(loadavg()[0].toFixed(2));
+      const names = Object.keys(variants);
+      const order = round % 2 === 0 ? names : [...names].reverse();
+      for (const name of order) {
+        const [command, args] = variants[name](join(work, `${name}-${round}`));
+        results[name].push(await measure(command, args, { sequential, concurrent, window }));
+      }
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  const all = (name, key) => results[name].flatMap((run) => run[key]);
+  const report = {};
+  for (const name of ["shipped", "optimizing"]) {
+    const added = (key, q) =>
+      (percentile(all(name, key), q) - percentile(all("direct", key), q)) / 1000;
+    report[name] = {
+      sequentialAddedP50: added("sequential", 50),
+      sequentialAddedP99: added("sequential", 99),
+      concurrentAddedP50: added("concurrent", 50),
+      concurrentAddedP99: added("concurrent", 99),
+      sequentialRate: summary(results[name].map((run) => run.sequentialRate)),
+      concurrentRate: summary(results[name].map((run) => run.concurrentRate)),
+      peak: summary(results[name].map((run) => run.peak)),
+    };
+  }
+  report.direct = {
+    sequentialP99: percentile(all("direct", "sequential"), 99) / 1000,
+    concurrentRate: summary(results.direct.map((run) => run.concurrentRate)),
+    sequentialRate: summary(results.direct.map((run) => run.sequentialRate)),
+  };
+  return { rounds, sequential, concurrent, window, loads, report };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const outcome = await mcpRealistic({
+    cli: process.env.BENCH_CLI ? resolve(process.env.BENCH_CLI) : undefined,
+    rounds: Number(process.env.BENCH_ROUNDS ?? 5),
+  });
+  const k = (s) =>
+    `${(s.median / 1000).toFixed(0)}k (${(s.min / 1000).toFixed(0)}k–${(s.max / 1000).toFixed(0)}k)`;
+  const mib = (s) =>
+    `${(s.median / 2 ** 20).toFixed(0)} MiB (${(s.min / 2 ** 20).toFixed(0)}–${(s.max / 2 ** 20).toFixed(0)}; ${(s.max / 1e6).toFixed(0)} MB max)`;
+  const { report } = outcome;
+  process.stdout.write(
+    `${outcome.rounds} rounds × (${outcome.sequential} sequential tools/call round trips, ${outcome.concurrent} with ${outcome.window} in flight); load ${outcome.loads.join(" ")}\n` +
+      `direct: sequential ${k(report.direct.sequentialRate)} msg/s (p99 ${report.direct.sequentialP99.toFixed(3)} ms), concurrent ${k(report.direct.concurrentRate)} msg/s\n`,
+  );
+  for (const name of ["shipped", "optimizing"]) {
+    const r = report[name];
+    process.stdout.write(
+      `${name}: sequential ${k(r.sequentialRate)} msg/s, added p50 +${r.sequentialAddedP50.toFixed(3)} ms p99 +${r.sequentialAddedP99.toFixed(3)} ms per round trip; concurrent ${k(r.concurrentRate)} msg/s, added p50 +${r.concurrentAddedP50.toFixed(3)} ms p99 +${r.concurrentAddedP99.toFixed(3)} ms; peak RSS ${mib(r.peak)}\n`,
+    );
+  }
+}

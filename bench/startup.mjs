@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+// @ts-check
+// P6 against bare Node: `cursor-wrap -p` on a trivial agent (a shell script printing three
+// lines: init, an answer, the result) against `node -e 0`, and `--version`, in alternating
+// rounds; medians of wall and CPU time (user + sys of the process tree). Run alone
+// (`node bench/startup.mjs`, BENCH_ROUNDS) or from run.mjs.
+
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { summary } from "./lib/measure.mjs";
+
+const ROOT = resolve(import.meta.dirname, "..");
+
+/** Wall and CPU ms of one run, under GNU time. */
+function run(command, args, work) {
+  const report = join(work, "time.txt");
+  const started = performance.now();
+  const result = spawnSync("/usr/bin/time", ["-o", report, "-f", "%U %S", command, ...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const wallMs = performance.now() - started;
+  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")}: ${result.stderr}`);
+  const [user, sys] = readFileSync(report, "utf8").trim().split(/\s+/).map(Number);
+  return { wallMs, cpuMs: (user + sys) * 1000 };
+}
+
+/**
+ * @param {{ cli?: string, rounds?: number }} [options]
+ */
+export function startupOverhead({
+  cli = join(ROOT, "apps", "cursor-wrap", "bin", "cursor-wrap.js"),
+  rounds = 21,
+} = {}) {
+  const work = mkdtempSync(join(tmpdir(), "cursor-wrap-startup-"));
+  try {
+    const agent = join(work, "agent.sh");
+    const lines = [
+      { type: "system", subtype: "init", session_id: "s-1", model: "auto" },
+      {
+        type: "assistant",
+        message: { role: "assistant", content: [{ type: "text", text: "hi" }] },
+        session_id: "s-1",
+      },
+      { type: "result", subtype: "success", is_error: false, result: "hi", session_id: "s-1" },
+    ];
+    writeFileSync(
+      agent,
+      `#!/bin/sh\ncat <<'EOF'\n${lines.map((line) => JSON.stringify(line)).join("\n")}\nEOF\n`,
+    );
+    chmodSync(agent, 0o755);
+    const logs = join(work, "logs");
+    const bare = [];
+    const wrapped = [];
+    const version = [];
+    const loads = [];
+    const runs = {
+      bare: () => bare.push(run(process.execPath, ["-e", "0"], work)),
+      wrapped: () =>
+        wrapped.push(
+          run(
+            process.execPath,
+            [cli, "-p", "x", "--agent-bin", agent, "--log-dir", logs, "--log-level", "silent"],
+            work,
+          ),
+        ),
+      version: () => version.push(run(process.execPath, [cli, "--version"], work)),
+    };
+    // One warm-up of each (the file cache), then alternating rounds.
+    for (const go of Object.values(runs)) go();
+    bare.length = wrapped.length = version.length = 0;
+    for (let round = 0; round < rounds; round += 1) {
+      loads.push(loadavg()[0].toFixed(2));
+      const order =
+        round % 2 === 0 ? ["bare", "wrapped", "version"] : ["version", "wrapped", "bare"];
+      for (const name of order) runs[name]();
+    }
+    const of = (values, key) => summary(values.map((value) => value[key]));
+    return {
+      rounds,
+      loads,
+      bare: { wall: of(bare, "wallMs"), cpu: of(bare, "cpuMs") },
+      wrapped: { wall: of(wrapped, "wallMs"), cpu: of(wrapped, "cpuMs") },
+      version: { wall: of(version, "wallMs"), cpu: of(version, "cpuMs") },
+      // Paired differences, round by round.
+      overheadWall: summary(wrapped.map((w, index) => w.wallMs - bare[index].wallMs)),
+      overheadCpu: summary(wrapped.map((w, index) => w.cpuMs - bare[index].cpuMs)),
+      versionWall: summary(version.map((v, index) => v.wallMs - bare[index].wallMs)),
+    };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const r = startupOverhead({
+    cli: process.env.BENCH_CLI ? resolve(process.env.BENCH_CLI) : undefined,
+    rounds: Number(process.env.BENCH_ROUNDS ?? 21),
+  });
+  const f = (s) => `${s.median.toFixed(0)} ms (${s.min.toFixed(0)}–${s.max.toFixed(0)})`;
+  process.stdout.write(
+    `${r.rounds} rounds; node -e 0: ${f(r.bare.wall)} wall, ${f(r.bare.cpu)} CPU; cursor-wrap -p (trivial agent): ${f(r.wrapped.wall)} wall, ${f(r.wrapped.cpu)} CPU; --version: ${f(r.version.wall)} wall\n` +
+      `added by cursor-wrap -p, paired: ${f(r.overheadWall)} wall, ${f(r.overheadCpu)} CPU; --version beyond node -e 0: ${f(r.versionWall)} wall; load ${r.loads.join(" ")}\n`,
+  );
+}

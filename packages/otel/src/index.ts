@@ -1,0 +1,12 @@
+export {
+  CURSOR_WRAP,
+  ERROR_TIMEOUT,
+  GENAI,
+  GENAI_SEMCONV_VERSION,
+  OPERATION,
+  PROVIDER_CURSOR,
+} from "./genai-attributes.js";
+export { openRunTrace } from "./open-run-trace.js";
+export type { LogRecord } from "./record-fields.js";
+export type { RunTrace, RunTraceOptions } from "./run-trace.js";
+export { endpointOrigin, tracesEndpoint, tracesRequested } from "./traces-requested.js";

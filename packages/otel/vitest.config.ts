@@ -1,0 +1,3 @@
+import { realProcessTests } from "../../vitest.shared.js";
+
+export default realProcessTests;
