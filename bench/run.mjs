@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // @ts-check
-// Measures cursor-wrap against the SPEC performance targets (section 10, P1-P6) on this machine
-// and writes BENCHMARKS.md at the repository root. Run with `pnpm bench` (which builds first).
+// Measures cursor-wrap against the performance targets of docs/requirements.md §10 (P1-P7) on
+// this machine and writes BENCHMARKS.md at the repository root. Run with `pnpm bench` (which builds first).
 
 import { spawn } from "node:child_process";
 import {

@@ -1,6 +1,8 @@
 import { CursorWrapError } from "@cursor-wrap/errors";
+import type { AgentSpawnError } from "@cursor-wrap/supervisor";
 import { cac } from "cac";
 import type { RunIo } from "./commands/run.js";
+import { agentStartMessage, messageWithHint } from "./error-hints.js";
 import { EXIT_CODES_HELP } from "./exit-codes.js";
 import { AGENT_FLAGS, MCP_OWN_SUBCOMMANDS } from "./options/agent-flags.js";
 import {
@@ -359,7 +361,17 @@ async function runMain(args: readonly string[], io: RunIo, env: NodeJS.ProcessEn
   const { runCommand } = await import("./commands/run.js");
   const { withMcpWatchdog } = await import("./mcp-watchdog.js");
   const agentBin = findAgentBinary(options.agentBin, env);
-  return withMcpWatchdog(options, io, () => runCommand({ ...options, agentBin }, io, {}, env));
+  try {
+    return await withMcpWatchdog(options, io, () =>
+      runCommand({ ...options, agentBin }, io, {}, env),
+    );
+  } catch (error) {
+    // Found, yet it did not start (gone since, or not executable after all): `--agent-bin`
+    // chose it, so the hint names that flag.
+    if (!CursorWrapError.isInstance(error) || error.code !== "AGENT_SPAWN_FAILED") throw error;
+    printError(io.stderr, agentStartMessage(error as AgentSpawnError));
+    return 1;
+  }
 }
 
 /** Parse and run a command line; returns the exit code. */
@@ -389,7 +401,7 @@ export async function runCli(
       return 1;
     }
     if (CursorWrapError.isInstance(error)) {
-      printError(io.stderr, error.message);
+      printError(io.stderr, messageWithHint(error));
       return 1;
     }
     throw error;

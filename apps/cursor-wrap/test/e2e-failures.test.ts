@@ -1,4 +1,4 @@
-// End to end: what goes wrong, and what cursor-wrap does about it (SPEC section 9).
+// End to end: what goes wrong, and what cursor-wrap does about it (docs/requirements.md §9).
 
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";

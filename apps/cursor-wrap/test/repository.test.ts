@@ -62,6 +62,91 @@ describe("the test set-up", () => {
     expect(offenders).toEqual([]);
   });
 
+  it("defines in docs/requirements.md every requirement id and section the repository cites", () => {
+    const requirements = readFileSync(join(root, "docs", "requirements.md"), "utf8");
+    // An id is defined by a bullet that starts with it in bold; a family (`R-LOG`) and a section
+    // (`§7b`) by a heading that names them.
+    const defined = [...requirements.matchAll(/^- \*\*([A-Z][A-Z0-9-]*[a-z]?)\*\*/gm)].map(
+      (match) => match[1]!,
+    );
+    expect(defined.length).toBe(new Set(defined).size);
+    const headings = requirements.split("\n").filter((line) => line.startsWith("## "));
+    const families = new Set(headings.flatMap((line) => line.match(/\bR-[A-Z]+\b/g) ?? []));
+    const sections = new Set(
+      headings.flatMap((line) => line.match(/^## ([0-9]+[a-z]?)\./)?.[1] ?? []),
+    );
+    const known = new Set([...defined, ...families]);
+
+    const citing = [
+      ...["packages", "apps", "fixtures", "bench", "scripts", ".changeset", "docs"].flatMap(
+        (directory) => sourceFiles(join(root, directory), true),
+      ),
+      ...readdirSync(root)
+        .filter((name) => name.endsWith(".md"))
+        .map((name) => join(root, name)),
+    ].filter(
+      (file) =>
+        // The captures and third-party text quoted in snapshots are not ours to cite from.
+        !file.startsWith(join(root, "fixtures", "real", "")) &&
+        !file.includes("__snapshots__") &&
+        /\.(ts|js|mjs|md|json)$/.test(file),
+    );
+    expect(citing.length).toBeGreaterThan(100);
+    const undefinedIds: string[] = [];
+    const undefinedSections: string[] = [];
+    const outsideCitations: string[] = [];
+    for (const file of citing) {
+      const text = readFileSync(file, "utf8");
+      const where = file.slice(root.length);
+      for (const [id] of text.matchAll(
+        /\b(R-[A-Z]+[0-9]*[a-z]?|P[0-9]+|AC[0-9]+|F-[0-9]{3}[a-z]?)\b/g,
+      )) {
+        if (!known.has(id)) undefinedIds.push(`${where}: ${id}`);
+      }
+      for (const [, section] of text.matchAll(/requirements\.md §([0-9]+[a-z]?)/g)) {
+        if (!sections.has(section!)) undefinedSections.push(`${where}: §${section}`);
+      }
+      // The specification these rules come from is not in the repository: cite docs/requirements.md.
+      if (/\bSPEC\b/.test(text)) outsideCitations.push(where);
+    }
+    expect(undefinedIds).toEqual([]);
+    expect(undefinedSections).toEqual([]);
+    expect(outsideCitations).toEqual([]);
+  });
+
+  it("lists every source file of the libraries and the CLI in ARCHITECTURE.md, and no file that is gone", () => {
+    const architecture = readFileSync(join(root, "ARCHITECTURE.md"), "utf8");
+    /** The code block under a heading. */
+    const blockAfter = (heading: string): string[] => {
+      const start = architecture.indexOf(heading);
+      expect(start).toBeGreaterThan(-1);
+      const open = architecture.indexOf("```\n", start) + 4;
+      return architecture.slice(open, architecture.indexOf("```", open)).split("\n");
+    };
+    const listed: string[] = [];
+    let library = "";
+    for (const line of blockAfter("## The libraries, file by file")) {
+      const first = /^(\S+)\/\s+(\S+\.ts)\s/.exec(line);
+      if (first) library = first[1]!;
+      const file = first?.[2] ?? /^\s+(\S+\.ts)\s/.exec(line)?.[1];
+      if (file) listed.push(`packages/${library}/src/${file}`);
+    }
+    for (const line of blockAfter("## The CLI, file by file")) {
+      const file = /^(\S+\.ts)\s/.exec(line)?.[1];
+      if (file) listed.push(`apps/cursor-wrap/src/${file}`);
+    }
+    const sources = [
+      ...readdirSync(join(root, "packages")).map((name) => join(root, "packages", name, "src")),
+      join(root, "apps", "cursor-wrap", "src"),
+    ]
+      .flatMap((directory) => sourceFiles(directory))
+      .map((file) => file.slice(root.length))
+      .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts"))
+      .filter((file) => !/^packages\/[^/]+\/src\/index\.ts$/.test(file));
+    expect(sources.filter((file) => !listed.includes(file))).toEqual([]);
+    expect(listed.filter((file) => !sources.includes(file))).toEqual([]);
+  });
+
   it("runs with a home directory of its own, never the real ~/.cursor-wrap", () => {
     expect(process.env.CURSOR_WRAP_TEST_HOME).toBeDefined();
     expect(homedir()).toBe(process.env.CURSOR_WRAP_TEST_HOME);

@@ -67,7 +67,7 @@ describe.each([["--version"], ["--help"]])("cursor-wrap %s", (flag) => {
         ) ||
         // The packages' defaults and terminalSafe only: `--help` prints the defaults.
         (/\/packages\/[a-z]+\/dist\//.test(source) &&
-          !/\/dist\/(?:defaults|terminal-safe|cursor-wrap-error|backoff|thresholds)\.js$/.test(
+          !/\/dist\/(?:defaults|terminal-safe|cursor-wrap-error|backoff|thresholds|levels)\.js$/.test(
             source,
           ) &&
           // The exit codes --help lists; what reading --on-verdict and --on-verdict-events

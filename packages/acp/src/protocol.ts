@@ -56,7 +56,7 @@ export function stringAt(object: unknown, key: string): string | undefined {
 }
 
 /** An object field of an object, if it is one. */
-export function objectAt(object: unknown, key: string): JsonObject | undefined {
+function objectAt(object: unknown, key: string): JsonObject | undefined {
   if (!isObject(object)) return undefined;
   const value = object[key];
   return isObject(value) ? value : undefined;

@@ -19,10 +19,10 @@ import {
   createDeadlineTimer,
   DEFAULT_LIVENESS,
   DEFAULT_THRESHOLDS,
-  formatDuration,
   type MonitorOptions,
   type MonitorSignal,
 } from "@cursor-wrap/monitor";
+import { formatDuration } from "@cursor-wrap/wording";
 import type { AcpAgentHandle, AcpAgentLauncher, AgentExit } from "./agent-process.js";
 import {
   type AcpVersion,

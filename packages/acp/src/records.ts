@@ -1,7 +1,9 @@
 // The vocabulary of an ACP proxy's log: each record it writes, and at what level.
 
-/** Log levels, as pino names them. */
-export type AcpLevel = "debug" | "info" | "warn" | "error";
+import type { RecordLevel } from "@cursor-wrap/logger";
+
+/** The levels a record is written at: the logger's ({@link RecordLevel}). */
+export type AcpLevel = RecordLevel;
 
 /** Every record the proxy writes, its level, and what it means. */
 export const ACP_RECORDS = {

@@ -1,4 +1,4 @@
-import { formatDuration } from "@cursor-wrap/monitor";
+import { formatDuration } from "@cursor-wrap/wording";
 import {
   TOOL_KINDS,
   type ToolArgsSummary,

@@ -82,7 +82,7 @@ function genericSuccess(success: JsonObject): ToolSuccessSummary {
 }
 
 /** Bytes of `text` in UTF-8, counted without Node's Buffer (the extractors run in browsers). */
-export function utf8Length(text: string): number {
+function utf8Length(text: string): number {
   let bytes = 0;
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);

@@ -1,4 +1,4 @@
-import { formatDuration } from "@cursor-wrap/monitor";
+import { formatDuration } from "@cursor-wrap/wording";
 import type { createColors } from "picocolors";
 import type { NoticeTiming, Output } from "./types.js";
 

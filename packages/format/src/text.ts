@@ -13,7 +13,7 @@ import {
   toolResult,
   type Usage,
 } from "@cursor-wrap/events";
-import { formatDuration } from "@cursor-wrap/monitor";
+import { formatDuration } from "@cursor-wrap/wording";
 import { createColors } from "picocolors";
 import { lifecycleLine } from "./lifecycle-events.js";
 import { createStatusLine } from "./status-line.js";

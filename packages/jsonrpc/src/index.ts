@@ -8,7 +8,7 @@ export type {
 } from "./json-scanner.js";
 export { createJsonScanner, pathKey, scanJson } from "./json-scanner.js";
 export type { Framed, LineSplitter } from "./line-splitter.js";
-export { createLineSplitter, KEPT_BYTES } from "./line-splitter.js";
+export { createLineSplitter } from "./line-splitter.js";
 export type {
   InvalidReason,
   JsonRpcBatch,

@@ -3,7 +3,7 @@
 // cap is not held in memory: it comes out in pieces as it arrives, with its head and tail kept.
 
 /** Bytes of an oversize line's start and end kept for logging and for finding its id. */
-export const KEPT_BYTES = 4_096;
+const KEPT_BYTES = 4_096;
 
 /** What the splitter produces, in input order. */
 export type Framed =

@@ -1,8 +1,6 @@
 import { terminalSafe } from "@cursor-wrap/events";
 import { createColors } from "picocolors";
-import { LEVELS, type LevelName } from "./defaults.js";
-
-export { LEVELS, type LevelName };
+import { LEVEL_LABELS, LEVELS, type LevelName } from "./levels.js";
 
 /** Where the console sink writes: usually `process.stderr`. */
 export interface ConsoleStream {
@@ -22,14 +20,6 @@ export interface ConsoleSinkOptions {
   /** Messages never printed here, because the caller shows them to people another way. */
   skip?: readonly string[];
 }
-
-const LABELS: Record<number, string> = {
-  20: "debug",
-  30: "info",
-  40: "warn",
-  50: "error",
-  60: "fatal",
-};
 
 function describe(fields: Record<string, unknown>): string {
   for (const key of ["summary", "message", "detail"]) {
@@ -69,8 +59,8 @@ export function renderConsoleLine(
   color: boolean,
 ): string {
   const paint = createColors(color);
-  const label = LABELS[level] ?? String(level);
-  const tint = level >= 50 ? paint.red : level >= 40 ? paint.yellow : paint.dim;
+  const label = LEVEL_LABELS[level] ?? String(level);
+  const tint = level >= LEVELS.error ? paint.red : level >= LEVELS.warn ? paint.yellow : paint.dim;
   // Fields quote the agent (a command, a stderr line): never let them drive the terminal.
   const detail = terminalSafe(describe(fields));
   const what = terminalSafe(message.replace(/_/g, " "));

@@ -1,8 +1,10 @@
-export type { ConsoleSinkOptions, ConsoleStream, LevelName } from "./console-sink.js";
-export { LEVELS, renderConsoleLine } from "./console-sink.js";
+export type { ConsoleSinkOptions, ConsoleStream } from "./console-sink.js";
+export { renderConsoleLine } from "./console-sink.js";
 export { LogDirError } from "./errors.js";
 export type { LogFileName, LogKind, LogTag } from "./file-names.js";
 export { logFileName, parseLogFileName } from "./file-names.js";
+export type { LevelName, RecordLevel } from "./levels.js";
+export { LEVELS } from "./levels.js";
 export { ensurePrivateDirectory } from "./private-directory.js";
 export type { LogEntry } from "./raw-record.js";
 export { logEntryEvent } from "./raw-record.js";

@@ -3,7 +3,7 @@
 
 import { isUtf8 } from "node:buffer";
 import { type AgentEvent, parseLine } from "@cursor-wrap/events";
-import { LEVELS } from "./console-sink.js";
+import { LEVELS } from "./levels.js";
 import {
   createLineRedactor,
   jsonMayContainSecret,
@@ -14,7 +14,7 @@ import {
 } from "./redact.js";
 
 /** Bytes of an oversize line kept in its record (`raw_head`). */
-export const RAW_HEAD_BYTES = 4_096;
+const RAW_HEAD_BYTES = 4_096;
 const RECORD_END = Buffer.from("}\n");
 const RAW_MARKER = Buffer.from(',"raw":');
 

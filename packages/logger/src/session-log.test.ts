@@ -1,6 +1,14 @@
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -530,9 +538,32 @@ describe("openSessionLog", () => {
       dir: join(file, "logs"),
       reason: "ENOTDIR",
     });
-    expect((error as Error).message).toBe(
-      `cannot write logs to ${join(file, "logs")}: ENOTDIR (set --log-dir to a writable directory)`,
-    );
+    expect((error as Error).message).toBe(`cannot write logs to ${join(file, "logs")}: ENOTDIR`);
+  });
+
+  it("warns when others can write to the directory, with the advice the caller gives", () => {
+    const shared = join(dir, "shared");
+    mkdirSync(shared, { mode: 0o700 });
+    chmodSync(shared, 0o777);
+    const printed: string[] = [];
+    const console = {
+      stream: { write: (text: string) => printed.push(text) },
+      level: "warn" as const,
+      color: false,
+    };
+    for (const advice of [undefined, "chmod o-w, or --log-dir"]) {
+      const log = openSessionLog({
+        dir: shared,
+        console,
+        ...(advice ? { sharedDirectoryAdvice: advice } : {}),
+      });
+      log.close({ outcome: "completed", flagged: false, exit_code: 0 });
+    }
+    const summary = `other users can write to the log directory ${shared}; logs hold prompts, code and tool output`;
+    expect(printed).toEqual([
+      `cursor-wrap warn: log dir shared: ${summary} (chmod o-w)\n`,
+      `cursor-wrap warn: log dir shared: ${summary} (chmod o-w, or --log-dir)\n`,
+    ]);
   });
 
   it("keeps going when writes fail: one warning, whole records only, the file marked incomplete", () => {

@@ -2,16 +2,11 @@ import { openSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type AgentEvent, parseLine } from "@cursor-wrap/events";
 import { pino } from "pino";
-import {
-  type ConsoleSinkOptions,
-  colorFor,
-  LEVELS,
-  type LevelName,
-  renderConsoleLine,
-} from "./console-sink.js";
+import { type ConsoleSinkOptions, colorFor, renderConsoleLine } from "./console-sink.js";
 import { createDurableFile, renameNoReplace } from "./durable-file.js";
 import { LogDirError } from "./errors.js";
 import { type LogKind, type LogTag, logFileName } from "./file-names.js";
+import { LEVELS, type LevelName, type RecordLevel } from "./levels.js";
 import { ensurePrivateDirectory } from "./private-directory.js";
 import { createRawRecordEncoder, createStderrRecordEncoder } from "./raw-record.js";
 import { redact } from "./redact.js";
@@ -46,6 +41,11 @@ export interface SessionLogOptions {
   rotateBytes?: number;
   /** Fields written at the head of every new file after a rotation (what names the log's run). */
   carry?: Fields;
+  /**
+   * What the `log_dir_shared` warning advises when others can write to the directory (a CLI
+   * adds its flag for another directory). Default `chmod o-w`.
+   */
+  sharedDirectoryAdvice?: string;
   /**
    * Told of each record once it is written (see {@link RecordTap}): every record but the raw
    * lines of agent stdout and the JSON lines mirrored on its stderr. Default: none, and then
@@ -138,7 +138,7 @@ export interface SessionLog {
   decision(
     message: string,
     fields?: Fields,
-    level?: "debug" | "info" | "warn" | "error",
+    level?: RecordLevel,
     options?: { sync?: "now" | "soon" },
   ): void;
   debug(fields: Fields, message: string): void;
@@ -497,7 +497,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     logger.warn(
       {
         dir: options.dir,
-        summary: `other users can write to the log directory ${options.dir}; logs hold prompts, code and tool output (chmod o-w, or --log-dir)`,
+        summary: `other users can write to the log directory ${options.dir}; logs hold prompts, code and tool output (${options.sharedDirectoryAdvice ?? "chmod o-w"})`,
       },
       "log_dir_shared",
     );

@@ -1,4 +1,4 @@
-// The MCP watchdog (SPEC 7b): a stdio proxy between an MCP client (cursor-agent) and one MCP
+// The MCP watchdog (docs/requirements.md §7b): a stdio proxy between an MCP client (cursor-agent) and one MCP
 // server. Every byte passes through unchanged; what it adds is a deadline for each request the
 // client sends, and an answer when the server misses it, so a hung tool call becomes an error
 // the agent recovers from instead of a dead session. This file starts the server and decides

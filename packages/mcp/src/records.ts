@@ -1,7 +1,9 @@
 // The vocabulary of an MCP proxy's log: each record it writes, and at what level.
 
-/** Log levels, as pino names them. */
-export type McpLevel = "debug" | "info" | "warn" | "error";
+import type { RecordLevel } from "@cursor-wrap/logger";
+
+/** The levels a record is written at: the logger's ({@link RecordLevel}). */
+export type McpLevel = RecordLevel;
 
 /** Every record the proxy writes, its level, and what it means. */
 export const MCP_RECORDS = {

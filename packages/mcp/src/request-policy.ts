@@ -2,7 +2,7 @@
 // total cap that progress notifications cannot push past (the MCP specification says clients
 // SHOULD enforce a maximum timeout whatever the progress).
 
-import { formatDuration } from "@cursor-wrap/monitor";
+import { formatDuration } from "@cursor-wrap/wording";
 
 /** Defaults of the watchdog, ms (and bytes). */
 export const MCP_DEFAULTS = {

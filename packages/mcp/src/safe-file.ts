@@ -143,7 +143,7 @@ function readAll(fd: number, sizeHint: number, limit: number): Buffer {
 }
 
 /** Write every byte or throw: a short `write(2)` (a full disk) is never taken for success. */
-export function writeFully(fd: number, bytes: Uint8Array): void {
+function writeFully(fd: number, bytes: Uint8Array): void {
   let offset = 0;
   while (offset < bytes.length) {
     const written = writeSync(fd, bytes, offset, bytes.length - offset, offset);

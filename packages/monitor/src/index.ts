@@ -1,6 +1,5 @@
 export type { DeadlineTimer, DeadlineTimerOptions } from "./deadline-timer.js";
 export { createDeadlineTimer, MAX_TIMER_DELAY_MS } from "./deadline-timer.js";
-export { formatDuration } from "./format-duration.js";
 export {
   createMonitor,
   DEFAULT_BACKGROUND_WAIT_MS,

@@ -32,7 +32,7 @@ const signal: fc.Arbitrary<MonitorSignal> = fc.oneof(
 );
 const step: fc.Arbitrary<Step> = fc.record({ gap: fc.integer({ min: 0, max: 200_000 }), signal });
 
-/** An independent model of what the SPEC says, to check the monitor against. */
+/** An independent model of what docs/requirements.md §3 says, to check the monitor against. */
 class Model {
   lastAt: number;
   open = new Map<string, { startedAt: number; limit: number }>();

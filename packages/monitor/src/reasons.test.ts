@@ -3,25 +3,12 @@ import { report, stateWith, thresholdsWith, withLiveness } from "./__fixtures__/
 import {
   describeBackground,
   describeCalls,
-  formatBytes,
   livenessNote,
   livenessReport,
   noticeFor,
   reasonFor,
   softWarningFor,
 } from "./reasons.js";
-
-describe("formatBytes", () => {
-  it.each([
-    [0, "0 B"],
-    [999.4, "999 B"],
-    [1_000, "1.0 kB"],
-    [3_250, "3.3 kB"],
-    [1_500_000, "1.5 MB"],
-  ])("%d → %s", (bytes, text) => {
-    expect(formatBytes(bytes)).toBe(text);
-  });
-});
 
 describe("describeCalls", () => {
   it.each([

@@ -1,4 +1,4 @@
-import { formatDuration } from "./format-duration.js";
+import { formatBytes, formatDuration } from "@cursor-wrap/wording";
 import {
   backgroundDetails,
   type MonitorState,
@@ -20,13 +20,6 @@ import type {
 
 // The monitor's wording: every message it returns is written here, from the state and the
 // thresholds, and nothing here decides anything.
-
-/** Bytes for people: `512 B`, `3.2 kB`, `1.5 MB`. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1_000) return `${Math.round(bytes)} B`;
-  if (bytes < 1_000_000) return `${(bytes / 1_000).toFixed(1)} kB`;
-  return `${(bytes / 1_000_000).toFixed(1)} MB`;
-}
 
 /** `shell "sleep 5" 40.0s of 40.0s; mcp 2m of 10m 30s`. */
 export function describeCalls(calls: readonly OpenCallDetail[]): string {

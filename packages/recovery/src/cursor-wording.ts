@@ -58,7 +58,7 @@ export interface CursorWordingOptions {
 }
 
 /** The HTTP status a message names, if any. */
-export function httpStatusOf(text: string): number | undefined {
+function httpStatusOf(text: string): number | undefined {
   const status = HTTP_STATUS.exec(text)?.[1] ?? BARE_STATUS.exec(text)?.[1];
   return status === undefined ? undefined : Number(status);
 }

@@ -3,11 +3,11 @@ export { modelLabel, summarizeAttempts, sumUsage } from "./attempts.js";
 export type { BackoffOptions } from "./backoff.js";
 export { backoffCeiling, backoffDelay, backoffSchedule, DEFAULT_BACKOFF } from "./backoff.js";
 export type { CursorWordingOptions, FailureReader } from "./cursor-wording.js";
-export { createCursorFailureReader, httpStatusOf, recognizeCursorLine } from "./cursor-wording.js";
+export { createCursorFailureReader, recognizeCursorLine } from "./cursor-wording.js";
 export type { AttemptEnding } from "./ending.js";
 export { failureOfEnding } from "./ending.js";
 export type { AgentFailure, FailureKind, FailureKindSpec, RecoveryRoute } from "./failure.js";
-export { FAILURE_KIND_NAMES, FAILURE_KINDS, failureOf, isFailureKind } from "./failure.js";
+export { FAILURE_KINDS, failureOf, isFailureKind } from "./failure.js";
 export type {
   GiveUpReason,
   NextAttempt,

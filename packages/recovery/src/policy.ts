@@ -1,4 +1,4 @@
-import { formatDuration } from "@cursor-wrap/monitor";
+import { formatDuration } from "@cursor-wrap/wording";
 import { type BackoffOptions, backoffDelay } from "./backoff.js";
 import { DEFAULT_CONTINUE_PROMPT, DEFAULT_POLICY } from "./defaults.js";
 import { type AgentFailure, FAILURE_KINDS, type FailureKind } from "./failure.js";

@@ -2,7 +2,7 @@
 // `$GITHUB_STEP_SUMMARY`) and annotations (workflow commands on the step's output). Everything
 // the agent said is escaped: it reads as text and cannot start a workflow command.
 
-import { formatDuration } from "@cursor-wrap/monitor";
+import { formatDuration } from "@cursor-wrap/wording";
 import { codeBlock, markdownText, table } from "./markdown.js";
 import type { AttemptReport, RunReport, TokenUsage } from "./run-report.js";
 import { workflowCommand } from "./workflow-commands.js";

@@ -6,7 +6,6 @@ export {
   buildReport,
   createReportBuilder,
   DENIED_OUTCOMES,
-  modelOfArgs,
 } from "./report-builder.js";
 export type {
   AttemptReport,

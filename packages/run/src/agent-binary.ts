@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { AgentSpawnError, findExecutable } from "@cursor-wrap/supervisor";
 
 /** Where the agent is looked for, in order, when neither `--agent-bin` nor its variable says. */
-export function agentCandidates(home: string = homedir()): string[] {
+function agentCandidates(home: string = homedir()): string[] {
   return [
     "cursor-agent",
     "agent",

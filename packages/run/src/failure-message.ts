@@ -1,6 +1,6 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@cursor-wrap/events";
-import { formatDuration } from "@cursor-wrap/monitor";
 import type { AgentFailure, RecoveryDecision, RecoveryPolicy } from "@cursor-wrap/recovery";
+import { formatDuration } from "@cursor-wrap/wording";
 
 /** The one clear message shown for a failure (on stderr, exit 1), with the fix. */
 export function failureMessage(failure: AgentFailure, sessionId: string | undefined): string {

@@ -3,7 +3,11 @@
 // reads a record by name goes through this table.
 
 import type { Usage } from "@cursor-wrap/events";
-import { SESSION_LOG_RECORDS, type SessionLog } from "@cursor-wrap/logger";
+import {
+  type RecordLevel as Level,
+  SESSION_LOG_RECORDS,
+  type SessionLog,
+} from "@cursor-wrap/logger";
 import type { Reason, Verdict } from "@cursor-wrap/monitor";
 import type { FailureKind, RecoveryAction, UsageCounts } from "@cursor-wrap/recovery";
 import { type KillStep, SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
@@ -238,8 +242,6 @@ export interface RecordFields {
 /** The name of a decision record the CLI writes. */
 export type RecordName = keyof RecordFields;
 
-type Level = "debug" | "info" | "warn" | "error";
-
 /** How a record is written and who shows or replays it. */
 export interface RecordSpec<Name extends RecordName = RecordName> {
   /** Log level, fixed or by the record's fields. */
@@ -330,7 +332,7 @@ export function verdictOf(message: string): FinalVerdict | undefined {
 }
 
 /** Records written by the session log and the supervisor themselves, not by this table. */
-export const FOREIGN_RECORDS: ReadonlySet<string> = new Set([
+const FOREIGN_RECORDS: ReadonlySet<string> = new Set([
   ...SESSION_LOG_RECORDS,
   ...SUPERVISOR_RECORDS,
 ]);

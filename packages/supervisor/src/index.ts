@@ -1,5 +1,3 @@
-export type { AgentArgsOptions } from "./build-args.js";
-export { buildArgs } from "./build-args.js";
 export { AgentSpawnError, PtyUnavailableError } from "./errors.js";
 export type { KillStep, KillTreeOptions, KillTreeResult } from "./kill-tree.js";
 export { killTree } from "./kill-tree.js";

@@ -9,7 +9,7 @@ describe("start with pty when no pty package loads", () => {
     );
     expect(error).toMatchObject({ code: "PTY_UNAVAILABLE" });
     expect(error.message).toBe(
-      "--pty needs a pseudo-terminal package: npm install @lydell/node-pty (prebuilt) or node-pty",
+      "a pseudo-terminal needs a pty package: npm install @lydell/node-pty (prebuilt) or node-pty",
     );
     vi.doUnmock("./load-pty.js");
   });

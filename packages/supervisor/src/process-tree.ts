@@ -64,7 +64,7 @@ export function carriesTokenSync(pid: number, token: string): boolean {
 }
 
 /** Every process on the machine (Linux: /proc; elsewhere: `ps`). */
-export async function listProcesses(): Promise<ProcessEntry[]> {
+async function listProcesses(): Promise<ProcessEntry[]> {
   if (!hasProc) return listWithPs();
   const names = (await readdir("/proc")).filter(isPid);
   const entries = await Promise.all(

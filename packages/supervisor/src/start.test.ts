@@ -12,7 +12,6 @@ import {
   type Step,
 } from "@cursor-wrap/testkit";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildArgs } from "./build-args.js";
 import { AgentSpawnError } from "./errors.js";
 import { loadPty } from "./load-pty.js";
 import { type AgentProcess, type StartOptions, start } from "./start.js";
@@ -52,7 +51,7 @@ async function run(
 ): Promise<AgentProcess> {
   const agent = await start({
     bin: fakeAgentBin,
-    args: buildArgs(),
+    args: ["--print", "--output-format", "stream-json", "--force"],
     prompt: "do the thing",
     env: {
       ...process.env,
@@ -122,7 +121,7 @@ describe("start", () => {
     expect((await stderr).toString()).toBe("Error: stream closed unexpectedly\n");
   });
 
-  it("rejects a missing binary with a typed error naming it", async () => {
+  it("rejects a missing binary with a typed error naming it, and no flag of a CLI", async () => {
     const error = await start({ bin: "cursor-agent-that-does-not-exist", prompt: "x" }).catch(
       (caught) => caught,
     );
@@ -130,12 +129,15 @@ describe("start", () => {
     expect(CursorWrapError.hasCode(error, "AGENT_SPAWN_FAILED")).toBe(true);
     expect(error).toMatchObject({ bin: "cursor-agent-that-does-not-exist", reason: "ENOENT" });
     expect(error.message).toBe(
-      'cannot start "cursor-agent-that-does-not-exist": not found on PATH (install cursor-agent or set --agent-bin)',
+      'cannot start "cursor-agent-that-does-not-exist": not found on PATH',
     );
     const missingPath = await start({ bin: join(dir, "nope"), prompt: "x" }).catch(
       (caught) => caught,
     );
-    expect(missingPath.message).toContain("no such file (set --agent-bin");
+    expect(missingPath).toMatchObject({ bin: join(dir, "nope"), reason: "ENOENT" });
+    expect(missingPath.message).toBe(
+      `cannot start ${JSON.stringify(join(dir, "nope"))}: no such file`,
+    );
   });
 
   it("rejects a binary that is not executable", async () => {
@@ -144,7 +146,7 @@ describe("start", () => {
     chmodSync(file, 0o644);
     const error = await start({ bin: file, prompt: "x" }).catch((caught) => caught);
     expect(error).toMatchObject({ code: "AGENT_SPAWN_FAILED", reason: "EACCES" });
-    expect(error.message).toContain("is not executable");
+    expect(error.message).toBe(`cannot start ${JSON.stringify(file)}: ${file} is not executable`);
   });
 
   it("drains 10 MB of stderr written before any stdout without stalling the agent", async () => {

@@ -51,7 +51,7 @@ export interface PtySize {
 export interface StartOptions {
   /** The agent binary: a name looked up on PATH, or a path. */
   bin: string;
-  /** Its arguments (see `buildArgs`). */
+  /** Its arguments (cursor-agent's for a headless turn: `--print --output-format stream-json …`). */
   args?: readonly string[];
   /**
    * The prompt, written to stdin (its bytes as they are), which is then closed. With a pty it
@@ -173,18 +173,12 @@ function resolveBinary(bin: string, env: NodeJS.ProcessEnv, cwd: string): string
   const found = findExecutable(bin, env, cwd);
   if (found.path !== undefined) return found.path;
   if (found.reason === "EACCES") {
-    throw new AgentSpawnError(
-      bin,
-      "EACCES",
-      `${found.denied} is not executable (set --agent-bin to a working binary)`,
-    );
+    throw new AgentSpawnError(bin, "EACCES", `${found.denied} is not executable`);
   }
   throw new AgentSpawnError(
     bin,
     "ENOENT",
-    bin.includes("/")
-      ? "no such file (set --agent-bin to the cursor-agent binary)"
-      : "not found on PATH (install cursor-agent or set --agent-bin)",
+    bin.includes("/") ? "no such file" : "not found on PATH",
   );
 }
 

@@ -21,6 +21,5 @@ export {
   readPids,
 } from "./fake-agent.js";
 export type { ScenarioContext, Step } from "./scenarios.js";
-export { scenarios } from "./scenarios.js";
 export type { SmallFileSystem } from "./small-file-system.js";
 export { canMountSmallFileSystem, mountSmallFileSystem } from "./small-file-system.js";

@@ -252,7 +252,7 @@ const TOOL_SAMPLES: Array<[string, Record<string, unknown>, Record<string, unkno
   ],
 ];
 
-/** Built-in scenarios (SPEC section 8), selected by name (`name` or `name:param`). */
+/** Built-in scenarios (docs/requirements.md §8), selected by name (`name` or `name:param`). */
 export const scenarios: Readonly<Record<string, Scenario>> = {
   normal,
 

@@ -2,7 +2,8 @@
 // editor and the agent, the turns, and what the watchdog decided, like an MCP proxy's lines.
 
 import { terminalSafe } from "@cursor-wrap/events";
-import { formatDuration } from "@cursor-wrap/monitor";
+import { LEVELS } from "@cursor-wrap/logger";
+import { formatDuration } from "@cursor-wrap/wording";
 
 /** Session updates too frequent to show (streamed text); they are in the log. */
 const QUIET_UPDATES = new Set([
@@ -83,7 +84,7 @@ export function acpTimelineLine(record: Record<string, unknown>): string | undef
       return `· acp: proxy ended, exit ${text(record.exit_code)} (${text(record.summary)})`;
     default: {
       if (record.summary === undefined) return undefined;
-      if (typeof record.level === "number" && record.level >= 40)
+      if (typeof record.level === "number" && record.level >= LEVELS.warn)
         return `⚠ ${text(record.summary)}`;
       return SHOWN_INFO.has(String(record.msg)) ? `· ${text(record.summary)}` : undefined;
     }

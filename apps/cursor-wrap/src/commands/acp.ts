@@ -10,8 +10,10 @@ import {
   startAcpProxy,
   supervisedAgent,
 } from "@cursor-wrap/acp";
+import { CursorWrapError } from "@cursor-wrap/errors";
 import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
 import { findAgentBinary } from "@cursor-wrap/run";
+import { messageWithHint, SHARED_LOG_DIRECTORY_ADVICE } from "../error-hints.js";
 import { type MonitorThresholds, monitorOptions } from "../options/resolve.js";
 import type { RunOptions } from "../options/run-options.js";
 import { printError } from "../print-error.js";
@@ -49,6 +51,7 @@ const FLAGGING: ReadonlySet<string> = new Set([
 function openAcpLog(options: AcpOptions, io: RunIo): SessionLog | undefined {
   try {
     return openSessionLog({
+      sharedDirectoryAdvice: SHARED_LOG_DIRECTORY_ADVICE,
       dir: options.logDir,
       kind: "acp",
       name: "acp",
@@ -61,7 +64,10 @@ function openAcpLog(options: AcpOptions, io: RunIo): SessionLog | undefined {
       },
     });
   } catch (error) {
-    printError(io.stderr, `${(error as Error).message}; proxying without a log`);
+    const message = CursorWrapError.isInstance(error)
+      ? messageWithHint(error)
+      : (error as Error).message;
+    printError(io.stderr, `${message}; proxying without a log`);
     return undefined;
   }
 }

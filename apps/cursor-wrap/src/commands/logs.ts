@@ -3,6 +3,7 @@ import { basename } from "node:path";
 import { eventTypeOf, parseLine, sessionIdOf, terminalSafe, userPrompt } from "@cursor-wrap/events";
 import { createFormatter } from "@cursor-wrap/format";
 import {
+  LEVELS,
   listSessions,
   logEntryEvent,
   parseLogFileName,
@@ -10,7 +11,7 @@ import {
   renderConsoleLine,
   type SessionSummary,
 } from "@cursor-wrap/logger";
-import { formatDuration, type Reason } from "@cursor-wrap/monitor";
+import type { Reason } from "@cursor-wrap/monitor";
 import {
   type CancelReason,
   RECORDS,
@@ -18,6 +19,7 @@ import {
   type RecordName,
   verdictOf,
 } from "@cursor-wrap/run";
+import { formatDuration } from "@cursor-wrap/wording";
 import { createColors } from "picocolors";
 import { readableFile, UsageError } from "../usage-error.js";
 import { acpTimelineLine } from "./acp-timeline.js";
@@ -237,7 +239,7 @@ const BOOKKEEPING = new Set(["level", "time", "msg", "ts", "recv_ts"]);
 function storyLine(record: Record<string, unknown>, color: boolean): string | undefined {
   const paint = createColors(color);
   const level = typeof record.level === "number" ? record.level : 0;
-  const mark = level >= 50 ? paint.red("✗") : paint.yellow("⚠");
+  const mark = level >= LEVELS.error ? paint.red("✗") : paint.yellow("⚠");
   switch (record.msg) {
     case "agent_stderr": {
       const text =
@@ -257,7 +259,7 @@ function storyLine(record: Record<string, unknown>, color: boolean): string | un
       return `${paint.red("✗")} cursor-wrap crashed: ${terminalSafe(String(error?.message ?? "unknown error"))}`;
     }
   }
-  if (level < 40) return undefined;
+  if (level < LEVELS.warn) return undefined;
   for (const key of ["summary", "message", "detail"]) {
     const text = record[key];
     if (typeof text === "string" && text) {

@@ -3,7 +3,7 @@
 
 import { dirname } from "node:path";
 import { terminalSafe } from "@cursor-wrap/events";
-import { listMcpLogs, readSessionLog } from "@cursor-wrap/logger";
+import { LEVELS, listMcpLogs, readSessionLog } from "@cursor-wrap/logger";
 
 /** One record of an MCP proxy's log, with its server and time. */
 export interface McpTimelineRecord {
@@ -79,7 +79,9 @@ export function mcpTimelineLine({ server, record }: McpTimelineRecord): string |
     case "mcp_proxy_end":
       return `· ${name}: proxy ended, exit ${text(record.exit_code)} (${text(record.summary)})`;
     default:
-      return typeof record.level === "number" && record.level >= 40 && record.summary !== undefined
+      return typeof record.level === "number" &&
+        record.level >= LEVELS.warn &&
+        record.summary !== undefined
         ? `⚠ ${name}: ${text(record.summary)}`
         : undefined;
   }

@@ -1,11 +1,13 @@
-// `cursor-wrap mcp proxy | wrap | unwrap | status | run` (SPEC 7b): the MCP watchdog's commands.
-// The proxy itself is `@cursor-wrap/mcp`; this wires it to the process's stdio, signals and a
-// log, and the config commands to every client's files (`--client`); `run` is mcp-run.ts.
+// `cursor-wrap mcp proxy | wrap | unwrap | status | run` (docs/requirements.md §7b): the MCP
+// watchdog's commands. The proxy itself is `@cursor-wrap/mcp`; this wires it to the process's
+// stdio, signals and a log, and the config commands to every client's files (`--client`); `run`
+// is mcp-run.ts.
 
 import { existsSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve, sep } from "node:path";
 import { setFlagsFromString } from "node:v8";
+import { CursorWrapError } from "@cursor-wrap/errors";
 import { terminalSafe } from "@cursor-wrap/events";
 import { DEFAULT_RETENTION_MS, openSessionLog, type SessionLog } from "@cursor-wrap/logger";
 import {
@@ -31,6 +33,7 @@ import {
 } from "@cursor-wrap/mcp";
 import { AGENT_TOKEN_VARIABLE } from "@cursor-wrap/supervisor";
 import { createTwoFilesPatch } from "diff";
+import { messageWithHint, SHARED_LOG_DIRECTORY_ADVICE } from "../error-hints.js";
 import {
   CLIENT_LABELS,
   mcpSessionsDir,
@@ -105,6 +108,7 @@ function openProxyLog(
   const dir = options.logDir ?? env.CURSOR_WRAP_LOG_DIR ?? defaultLogDir();
   try {
     return openSessionLog({
+      sharedDirectoryAdvice: SHARED_LOG_DIRECTORY_ADVICE,
       dir,
       kind: "mcp",
       name: serverId,
@@ -114,7 +118,10 @@ function openProxyLog(
       console: { stream: io.stderr, level: "warn", skip: ["mcp_message"] },
     });
   } catch (error) {
-    printError(io.stderr, `${(error as Error).message}; proxying without a log`);
+    const message = CursorWrapError.isInstance(error)
+      ? messageWithHint(error)
+      : (error as Error).message;
+    printError(io.stderr, `${message}; proxying without a log`);
     return undefined;
   }
 }

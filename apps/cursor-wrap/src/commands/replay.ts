@@ -8,13 +8,13 @@ import {
 } from "@cursor-wrap/events";
 import { logEntryEvent, readSessionLog } from "@cursor-wrap/logger";
 import {
-  formatDuration,
   type MonitorSignal,
   type SimulationEntry,
   simulate,
   type TimedSignal,
 } from "@cursor-wrap/monitor";
 import { RECORDS, type RecordFields, type RecordName } from "@cursor-wrap/run";
+import { formatDuration } from "@cursor-wrap/wording";
 import {
   MONITOR_KEYS,
   type MonitorThresholds,

@@ -24,6 +24,7 @@ import {
 } from "@cursor-wrap/run";
 import { parseTurnInput, type TurnInput, TurnInputError } from "@cursor-wrap/run/turn-input";
 import type { SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
+import { SHARED_LOG_DIRECTORY_ADVICE } from "../error-hints.js";
 import { openRunOperations, type RunOperations } from "../operations/run-operations.js";
 import { redactAgentArgs } from "../options/agent-flags.js";
 import { loadAuthProfiles, type ProfileEnvironment } from "../options/auth-profiles.js";
@@ -342,6 +343,7 @@ export async function runCommand(
   const log = openSessionLog({
     ...(operations ? { onRecord: operations.onRecord } : {}),
     dir: options.logDir,
+    sharedDirectoryAdvice: SHARED_LOG_DIRECTORY_ADVICE,
     console: {
       stream: stderr,
       level: options.logLevel,

@@ -11,7 +11,7 @@ const resolve = (
 ) => resolveRunOptions({ given: new Map(Object.entries(given)), env, words });
 
 describe("resolveRunOptions", () => {
-  it("applies the defaults of the design and SPEC", () => {
+  it("applies the defaults of docs/requirements.md", () => {
     const options = resolve({});
     expect(options).toEqual({
       print: false,

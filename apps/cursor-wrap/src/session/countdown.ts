@@ -1,7 +1,7 @@
 import { terminalSafe } from "@cursor-wrap/events";
 import type { Formatter } from "@cursor-wrap/format";
-import { formatDuration } from "@cursor-wrap/monitor";
 import type { WaitDisplay } from "@cursor-wrap/run";
+import { formatDuration } from "@cursor-wrap/wording";
 
 /**
  * A countdown on the wrapper's stderr, redrawn every second on one line:

@@ -1,0 +1,43 @@
+// What a person can do about a library's error, in this CLI's terms. The libraries' errors carry
+// data (the binary, the system error code, the directory) and say what went wrong; the flag that
+// helps is named here, where the error is reported.
+
+// Errors are told apart by their `code`, not their class: this file is in the static graph of
+// every command (`--help` too), which must not load the libraries that define the classes.
+import type { CursorWrapError } from "@cursor-wrap/errors";
+import type { AgentSpawnError } from "@cursor-wrap/supervisor";
+
+/** What the `log_dir_shared` warning advises: tighten the directory, or log elsewhere. */
+export const SHARED_LOG_DIRECTORY_ADVICE = "chmod o-w, or --log-dir";
+
+/**
+ * An error's message as cursor-wrap prints it: with `--log-dir` for a log directory it cannot
+ * write, `--pty`'s install hint for a missing pty package, and otherwise the message as it is.
+ */
+export function messageWithHint(error: CursorWrapError): string {
+  const { message } = error;
+  if (error.code === "LOG_DIR_UNWRITABLE") {
+    return `${message} (set --log-dir to a writable directory)`;
+  }
+  if (error.code === "PTY_UNAVAILABLE") {
+    return "--pty needs a pseudo-terminal package: npm install @lydell/node-pty (prebuilt) or node-pty";
+  }
+  return message;
+}
+
+/**
+ * The message of an agent that did not start on the run path, where `--agent-bin` chose it: what
+ * to set, or to install, for each reason.
+ */
+export function agentStartMessage(error: AgentSpawnError): string {
+  switch (error.reason) {
+    case "EACCES":
+      return `${error.message} (set --agent-bin to a working binary)`;
+    case "ENOENT":
+      return error.bin.includes("/")
+        ? `${error.message} (set --agent-bin to the cursor-agent binary)`
+        : `${error.message} (install the Cursor CLI or set --agent-bin)`;
+    default:
+      return error.message;
+  }
+}

@@ -1,0 +1,2 @@
+export { formatBytes } from "./format-bytes.js";
+export { formatDuration } from "./format-duration.js";
