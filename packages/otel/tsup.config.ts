@@ -1,4 +1,5 @@
 import { defineConfig } from "tsup";
 import { packageConfig } from "../../tsup.base.js";
 
-export default defineConfig(packageConfig());
+// Two entries: the trace, and a local OTLP receiver for tests (./testing).
+export default defineConfig(packageConfig({ dts: { entry: ["src/index.ts", "src/testing.ts"] } }));

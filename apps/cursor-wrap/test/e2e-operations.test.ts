@@ -9,10 +9,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type OtlpReceiver, startOtlpReceiver } from "@cursor-wrap/otel/testing";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type OtlpReceiver, startOtlpReceiver } from "./fixtures/otlp-receiver.js";
 import {
   checkNoSurvivorsAfterAll,
   FAST,

@@ -1,11 +1,6 @@
 import * as incubating from "@opentelemetry/semantic-conventions/incubating";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  type OtlpReceiver,
-  type ReceivedSpan,
-  startOtlpReceiver,
-} from "./__fixtures__/otlp-receiver.js";
-import {
   hangGivenUp,
   hangThenSuccess,
   RUN_START,
@@ -15,6 +10,7 @@ import {
 import { ERROR_TIMEOUT, GENAI, OPERATION } from "./genai-attributes.js";
 import { openRunTrace } from "./open-run-trace.js";
 import type { RunTrace, RunTraceOptions } from "./run-trace.js";
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "./testing.js";
 
 const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";
