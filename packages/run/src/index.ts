@@ -9,6 +9,7 @@ export { RunUsageError } from "./errors.js";
 export { createBufferFreer } from "./free-forwarded-buffers.js";
 export type { FinalVerdict, RecordFields, RecordName, RecordSpec } from "./log-records.js";
 export {
+  closeLogAfterFailure,
   isKnownRecord,
   RECORDS,
   recordsWhere,

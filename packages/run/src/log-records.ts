@@ -362,3 +362,19 @@ export function writeRecord<Name extends RecordName>(
     spec.sync ? { sync: spec.sync } : undefined,
   );
 }
+
+/**
+ * End a log whose run failed with `error` (a bug, a spawn that could not be recovered): the
+ * `run_failed` record, then `session_end` as an error, flagged, exit code 1.
+ */
+export function closeLogAfterFailure(
+  log: Pick<SessionLog, "decision" | "close">,
+  error: unknown,
+  durationMs: number,
+): void {
+  writeRecord(log, "run_failed", {
+    err: error,
+    summary: error instanceof Error ? error.message : String(error),
+  });
+  log.close({ outcome: "error", flagged: true, exit_code: 1, duration_ms: durationMs });
+}

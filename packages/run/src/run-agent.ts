@@ -20,7 +20,7 @@ import type { DrainableOutput, StderrMode, StderrShow } from "./agent-output.js"
 import type { CancelReason } from "./ending.js";
 import { RunUsageError } from "./errors.js";
 import { createEventQueue } from "./event-queue.js";
-import { writeRecord } from "./log-records.js";
+import { closeLogAfterFailure } from "./log-records.js";
 import { discardingLog } from "./no-log.js";
 import type { WaitDisplay } from "./recovery-wait.js";
 import type { TerminalSize, TurnSettings } from "./run-turn.js";
@@ -424,18 +424,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
       if (!contractSeen) tap?.startTurn();
       return { ...session, logPath: log.path === "" ? undefined : log.path };
     } catch (error) {
-      if (owned) {
-        writeRecord(log, "run_failed", {
-          err: error,
-          summary: error instanceof Error ? error.message : String(error),
-        });
-        log.close({
-          outcome: "error",
-          flagged: true,
-          exit_code: 1,
-          duration_ms: Math.round(performance.now() - startedAt),
-        });
-      }
+      if (owned) closeLogAfterFailure(log, error, Math.round(performance.now() - startedAt));
       // A run that failed before its first turn still ends its events with an error and done.
       if (!contractSeen) tap?.startTurn();
       throw error;

@@ -10,6 +10,7 @@ import { openSessionLog } from "@cursor-wrap/logger";
 import { DEFAULT_BACKOFF, DEFAULT_POLICY } from "@cursor-wrap/recovery";
 import {
   type CancelReason,
+  closeLogAfterFailure,
   createBufferFreer,
   type Ending,
   EXIT,
@@ -460,16 +461,7 @@ export async function runCommand(
     });
     return exitCode;
   } catch (error) {
-    writeRecord(log, "run_failed", {
-      err: error,
-      summary: error instanceof Error ? error.message : String(error),
-    });
-    log.close({
-      outcome: "error",
-      flagged: true,
-      exit_code: 1,
-      duration_ms: Math.round(performance.now() - startedAt),
-    });
+    closeLogAfterFailure(log, error, Math.round(performance.now() - startedAt));
     throw error;
   } finally {
     reader?.close();
