@@ -1,6 +1,7 @@
 // What a notification says, and when there is one: made from cursor-wrap's session log records
 // as they are written (the log's tap), so it needs nothing from where the run loop lives.
 
+import { count, text } from "@cursor-wrap/logger/record-fields";
 import type { NotifyEvent } from "./notify-events.js";
 
 /** The version of a notification's shape; a change that is not an addition raises it. */
@@ -73,17 +74,6 @@ const VERDICTS: Readonly<Record<string, "hang" | "linger" | "budget">> = {
   budget_exceeded: "budget",
 };
 
-const text = (
-  record: Readonly<Record<string, unknown>> | undefined,
-  name: string,
-): string | undefined => {
-  const value = record?.[name];
-  return typeof value === "string" ? value : undefined;
-};
-const number = (record: Readonly<Record<string, unknown>>, name: string): number | undefined => {
-  const value = record[name];
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
-};
 const objectField = (
   record: Readonly<Record<string, unknown>>,
   name: string,
@@ -132,7 +122,7 @@ export function createNotificationSource(
     record: Readonly<Record<string, unknown>>,
     fields: Partial<Notification> & { summary: string },
   ): Notification => {
-    const at = number(record, "ts") ?? number(record, "time") ?? Date.now();
+    const at = count(record, "ts") ?? count(record, "time") ?? Date.now();
     const notification: Notification = {
       version: NOTIFICATION_VERSION,
       event,
@@ -177,7 +167,7 @@ export function createNotificationSource(
           return [];
         case "turn_end":
           sessionId = text(record, "session_id") ?? sessionId;
-          attempt = number(record, "attempt") ?? attempt;
+          attempt = count(record, "attempt") ?? attempt;
           return [];
         case "hang_detected":
         case "linger_detected":
@@ -196,10 +186,10 @@ export function createNotificationSource(
             make("retry", record, {
               summary: text(record, "summary") ?? "retrying",
               retry: {
-                attempt: number(record, "attempt") ?? null,
+                attempt: count(record, "attempt") ?? null,
                 action: text(record, "action") ?? null,
                 kind: text(record, "kind") ?? null,
-                wait_ms: number(record, "wait_ms") ?? null,
+                wait_ms: count(record, "wait_ms") ?? null,
               },
             }),
           ];
@@ -224,7 +214,7 @@ export function createNotificationSource(
           sessionId = text(record, "session_id") ?? sessionId;
           logPath = text(record, "log_path") ?? logPath;
           const outcome = text(record, "outcome") ?? "unknown";
-          const exitCode = number(record, "exit_code") ?? null;
+          const exitCode = count(record, "exit_code") ?? null;
           const ending = { outcome, exit_code: exitCode };
           const notifications: Notification[] = [];
           // Stopped from outside (a signal, stdout gone) is not giving up.

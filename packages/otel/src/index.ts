@@ -1,3 +1,4 @@
+export type { LogRecord } from "@cursor-wrap/logger/record-fields";
 export {
   CURSOR_WRAP,
   ERROR_TIMEOUT,
@@ -7,6 +8,5 @@ export {
   PROVIDER_CURSOR,
 } from "./genai-attributes.js";
 export { openRunTrace } from "./open-run-trace.js";
-export type { LogRecord } from "./record-fields.js";
 export type { RunTrace, RunTraceOptions } from "./run-trace.js";
 export { endpointOrigin, tracesEndpoint, tracesRequested } from "./traces-requested.js";

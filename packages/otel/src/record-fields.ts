@@ -1,32 +1,7 @@
-// Reading fields of a session log record: data from outside, every reader checks the type.
+// The usage counts of a logged record; the other fields are read with
+// `@cursor-wrap/logger/record-fields`.
 
-/** A record of the session log, as parsed. */
-export type LogRecord = Readonly<Record<string, unknown>>;
-
-/** A string field, or undefined. */
-export function text(record: LogRecord | undefined, name: string): string | undefined {
-  const value = record?.[name];
-  return typeof value === "string" ? value : undefined;
-}
-
-/** A finite number field, or undefined. */
-export function count(record: LogRecord | undefined, name: string): number | undefined {
-  const value = record?.[name];
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
-}
-
-/** An object field (not an array), or undefined. */
-export function object(record: LogRecord | undefined, name: string): LogRecord | undefined {
-  const value = record?.[name];
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as LogRecord)
-    : undefined;
-}
-
-/** The record's time: `ts` (when the decision was made), else pino's `time`, epoch ms. */
-export function timeOf(record: LogRecord): number | undefined {
-  return count(record, "ts") ?? count(record, "time");
-}
+import { count, type LogRecord } from "@cursor-wrap/logger/record-fields";
 
 /** Cursor's usage counts (camelCase as the agent writes them, or snake_case). */
 export interface Usage {

@@ -2,6 +2,7 @@
 // invoke_agent span for the run, a span per attempt (each start of the agent), an execute_tool
 // span per tool call, verdicts, retries and failures as span events. Exported over OTLP/HTTP.
 
+import { count, type LogRecord, object, text, timeOf } from "@cursor-wrap/logger/record-fields";
 import {
   type Attributes,
   type Context,
@@ -34,15 +35,7 @@ import {
   OPERATION,
   PROVIDER_CURSOR,
 } from "./genai-attributes.js";
-import {
-  count,
-  type LogRecord,
-  object,
-  text,
-  timeOf,
-  type Usage,
-  usageOf,
-} from "./record-fields.js";
+import { type Usage, usageOf } from "./record-fields.js";
 import { tracesEndpoint } from "./traces-requested.js";
 
 /** Options for {@link createRunTrace}. */

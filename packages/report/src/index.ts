@@ -1,6 +1,6 @@
+export type { LogRecord } from "@cursor-wrap/logger/record-fields";
 export { ANNOTATIONS_PER_LEVEL, githubAnnotations, githubSummary } from "./github.js";
 export { codeBlock, markdownText } from "./markdown.js";
-export type { LogRecord } from "./record-fields.js";
 export type { ReportBuilder, ReportBuilderOptions } from "./report-builder.js";
 export {
   buildReport,

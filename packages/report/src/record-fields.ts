@@ -1,41 +1,5 @@
-// Reading fields of a logged record. A log file is data from outside (a crash can cut it, an
-// older cursor-wrap wrote fewer fields): every reader checks the type and answers undefined.
-
-/** A record of the session log, as parsed. */
-export type LogRecord = Readonly<Record<string, unknown>>;
-
-/** A string field, or undefined. */
-export function text(record: LogRecord | undefined, name: string): string | undefined {
-  const value = record?.[name];
-  return typeof value === "string" ? value : undefined;
-}
-
-/** A finite number field, or undefined. */
-export function count(record: LogRecord | undefined, name: string): number | undefined {
-  const value = record?.[name];
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
-}
-
-/** An object field (not an array), or undefined. */
-export function object(record: LogRecord | undefined, name: string): LogRecord | undefined {
-  const value = record?.[name];
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as LogRecord)
-    : undefined;
-}
-
-/** An array of strings field (other items dropped), or undefined. */
-export function strings(record: LogRecord | undefined, name: string): string[] | undefined {
-  const value = record?.[name];
-  return Array.isArray(value)
-    ? value.filter((item): item is string => typeof item === "string")
-    : undefined;
-}
-
-/** The record's time: `ts` (when the decision was made), else pino's `time`, epoch ms. */
-export function timeOf(record: LogRecord): number | undefined {
-  return count(record, "ts") ?? count(record, "time");
-}
+// How a report writes what it read from the log: times, and lines kept short. The fields
+// themselves are read with `@cursor-wrap/logger/record-fields`.
 
 /** Epoch ms as ISO 8601. */
 export function iso(epochMs: number): string {

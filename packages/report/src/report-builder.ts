@@ -4,15 +4,14 @@
 
 import { PENDING_OUTCOMES, shellWord } from "@cursor-wrap/events";
 import {
-  clip,
   count,
-  iso,
   type LogRecord,
   object,
   strings,
   text,
   timeOf,
-} from "./record-fields.js";
+} from "@cursor-wrap/logger/record-fields";
+import { clip, iso } from "./record-fields.js";
 import {
   type AttemptReport,
   DEFAULT_REPORT_LIMITS,
