@@ -201,6 +201,44 @@ describe("createNotifier", () => {
     });
   });
 
+  it("follows no redirect and names a refused connection by its code", async () => {
+    const hook = await receiver((_, response) => {
+      response.statusCode = 302;
+      response.setHeader("location", "http://127.0.0.1:1/elsewhere");
+      response.end();
+    });
+    // A port nothing listens on: the closed receiver's.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const results: DeliveryResult[] = [];
+    const redirected = createNotifier({
+      url: hook.url,
+      onResult: (result) => results.push(result),
+    });
+    const refused = createNotifier({
+      url: `http://127.0.0.1:${port}${SECRET_PATH}`,
+      onResult: (result) => results.push(result),
+    });
+    const [hang] = hangNotifications();
+    redirected.send(hang!);
+    refused.send(hang!);
+    await Promise.all([redirected.settle(), refused.settle()]);
+    expect(hook.received).toHaveLength(1);
+    expect(results.find((result) => result.code === 302)).toMatchObject({
+      ok: false,
+      error: "HTTP 302",
+    });
+    expect(results.find((result) => result.code === null)).toMatchObject({
+      channel: "webhook",
+      ok: false,
+      timed_out: false,
+      error: "ECONNREFUSED",
+      target: `http://127.0.0.1:${port}`,
+    });
+  });
+
   it("kills a command that outlives its timeout, its whole process group, and gives up on a silent webhook", async () => {
     const hook = await receiver(() => {
       // never answers
