@@ -37,6 +37,32 @@ const TABLE = [
   }),
 ];
 
+describe("flag", () => {
+  it("takes a row that feeds a monitor option only if the option takes its values", () => {
+    const fits = flag({
+      key: "quietMs",
+      name: "quiet",
+      placeholder: "<duration>",
+      description: "Quiet",
+      parse: parseDuration,
+      default: 1_000,
+      monitor: "liveness.maxQuietMs",
+    });
+    expect(fits.monitor).toBe("liveness.maxQuietMs");
+    const misfit = flag({
+      key: "timeouts",
+      name: "timeouts",
+      placeholder: "<duration>",
+      description: "Not a map of tool kinds",
+      parse: parseDuration,
+      default: 1_000,
+      // @ts-expect-error a duration is not what toolTimeouts takes
+      monitor: "toolTimeouts",
+    });
+    expect(misfit.key).toBe("timeouts");
+  });
+});
+
 describe("commandFlags", () => {
   it("reads a table's flags before --, in every form, and keeps what follows --", () => {
     const { given, afterDashDash } = commandFlags(

@@ -20,6 +20,24 @@ export type MonitorPath =
   | Exclude<keyof MonitorOptions, "liveness" | "now" | "startedAt">
   | `liveness.${keyof NonNullable<MonitorOptions["liveness"]>}`;
 
+/** The type of the monitor option at a path. */
+export type MonitorValue<Path extends MonitorPath> =
+  Path extends `liveness.${infer Field extends keyof NonNullable<MonitorOptions["liveness"]>}`
+    ? NonNullable<MonitorOptions["liveness"]>[Field]
+    : Path extends keyof MonitorOptions
+      ? MonitorOptions[Path]
+      : never;
+
+/**
+ * A row whose values the monitor option it names cannot take does not type-check. (Such a row's
+ * parser must not be context-sensitive: an arrow function types its parameters.)
+ */
+type FitsMonitor<Value, Monitor> = Monitor extends MonitorPath
+  ? [Value] extends [MonitorValue<Monitor> | undefined]
+    ? unknown
+    : { monitor: never }
+  : unknown;
+
 /** One flag of a command: its names, how its text becomes a value, its default and help. */
 export interface FlagDefinition<
   Key extends string = string,
@@ -72,7 +90,7 @@ export const flag = <
   const Value,
   const Monitor extends MonitorPath | undefined = undefined,
 >(
-  definition: FlagDefinition<Key, Value, Monitor>,
+  definition: FlagDefinition<Key, Value, Monitor> & FitsMonitor<Value, Monitor>,
 ): FlagDefinition<Key, Value, Monitor> => definition;
 
 /** The rows of a table that feed a monitor option. */

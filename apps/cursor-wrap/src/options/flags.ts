@@ -215,7 +215,10 @@ export const FLAGS = [
     group: "detection",
     placeholder: "<kind=duration,...>",
     description: "Allowance per tool kind for calls that declare no timeout",
-    parse: (value, source) => ({ ...DEFAULT_TOOL_TIMEOUTS, ...parseToolTimeouts(value, source) }),
+    parse: (value: string, source: string): Record<string, number> => ({
+      ...DEFAULT_TOOL_TIMEOUTS,
+      ...parseToolTimeouts(value, source),
+    }),
     default: () => ({ ...DEFAULT_TOOL_TIMEOUTS }),
     show: showToolTimeouts,
   }),
