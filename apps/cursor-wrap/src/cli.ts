@@ -1,7 +1,10 @@
 import { CursorWrapError } from "@cursor-wrap/errors";
 import type { AgentSpawnError } from "@cursor-wrap/supervisor";
 import { cac } from "cac";
-import type { RunIo } from "./commands/run.js";
+import { ACP_FLAGS } from "./commands/acp/flags.js";
+import { LOGS_FLAGS } from "./commands/logs/flags.js";
+import { MCP_ACTIONS_HELP, MCP_FLAGS, proxyFlagsOf } from "./commands/mcp/flags.js";
+import { REPLAY_FLAGS, REPLAY_OWN_FLAGS } from "./commands/replay/flags.js";
 import { agentStartMessage, messageWithHint } from "./error-hints.js";
 import { EXIT_CODES_HELP } from "./exit-codes.js";
 import { AGENT_FLAGS, MCP_OWN_SUBCOMMANDS } from "./options/agent-flags.js";
@@ -12,16 +15,20 @@ import {
   parseCommandLine,
   wordsOf,
 } from "./options/command-line.js";
-import { type AnyFlag, FLAGS, flagFor, flagHelp, flagSyntax } from "./options/flags.js";
 import {
+  commandFlags,
+  type FlagTable,
+  flagHelp,
+  flagSyntax,
   givenOptions,
-  MONITOR_KEYS,
   resolveOptions,
-  resolveRunOptions,
   suggestFlag,
-} from "./options/resolve.js";
-import type { FlagKey } from "./options/run-options.js";
+} from "./options/flag-table.js";
+import { FLAGS } from "./options/flags.js";
+import { MONITOR_FLAGS } from "./options/monitor-options.js";
+import { resolveRunOptions } from "./options/resolve.js";
 import { printError } from "./print-error.js";
+import type { RunIo } from "./run-io.js";
 import { releaseHungUpTerminalAtExit } from "./terminal-hangup.js";
 import { UsageError } from "./usage-error.js";
 
@@ -29,47 +36,14 @@ import { VERSION } from "./version.js";
 
 export { VERSION };
 
-/** cursor-wrap's own commands; any other first word is a prompt or the agent's subcommand. */
-const OWN_COMMANDS: ReadonlySet<string> = new Set(["logs", "replay", "demo", "acp"]);
-
-/** The run flags `logs` and `replay` take too. */
-const LOGS_KEYS = ["logDir"] as const satisfies readonly FlagKey[];
-const REPLAY_KEYS = MONITOR_KEYS;
-/** The run flags `acp` takes: a prompt turn under ACP is watched as a print-mode turn is. */
-const ACP_KEYS = [
-  ...MONITOR_KEYS,
-  "killGraceMs",
-  "drainGraceMs",
-  "maxHangRetries",
-  "agentBin",
-  "logDir",
-  "logLevel",
-  "logRetentionMs",
-  "redact",
-  "parseCap",
-] as const satisfies readonly FlagKey[];
-/**
- * What the run flags mean under `acp`, where that is not what they mean for a print-mode turn:
- * the time an agent gets to finish after it was told to stop is the grace after
- * `session/cancel`; the retries after hangs are restarts of the agent; setup requests wait for
- * MCP servers to start, as a print-mode run's first output does.
- */
-const ACP_FLAG_HELP: Partial<Record<FlagKey, string>> = {
-  exitGraceMs:
-    'Time the agent gets to end a turn after session/cancel; then cursor-wrap answers the prompt "cancelled" itself (off: never)',
-  maxHangRetries:
-    "Restarts of the agent in a row without a completed turn; after that every request is answered with why",
-  firstOutputMs:
-    "Time a request other than a prompt (initialize, session/new, …) has to be answered (start-up waits for MCP servers; off: never)",
-  toolTimeouts:
-    "Allowance per ACP tool kind (read, edit, search, execute, fetch, think, mcp, …) for calls that declare no timeout",
-  killGraceMs: "Time between SIGTERM and SIGKILL when killing a parked agent's process tree",
-  drainGraceMs:
-    "How long an agent's stdout may stay open after it exits (held by a process it started)",
-  agentBin: "The Cursor CLI whose `acp` subcommand runs (unless a command follows --)",
-  logDir: "Directory of the ACP proxy's log (cursor-wrap-acp-…)",
-};
-const flagsOf = (keys: readonly FlagKey[]): AnyFlag[] => keys.map((key) => flagFor(key) as AnyFlag);
+/** cursor-wrap's own commands, each with its flag table; any other first word is a prompt or the agent's subcommand. */
+const COMMAND_FLAGS: ReadonlyMap<string, FlagTable> = new Map<string, FlagTable>([
+  ["logs", LOGS_FLAGS],
+  ["replay", REPLAY_FLAGS],
+  ["demo", []],
+  ["acp", ACP_FLAGS],
+  ["mcp", MCP_FLAGS],
+]);
 
 /** The command a command line names, if it is one of cursor-wrap's own. */
 function ownCommandOf(args: readonly string[]): string | undefined {
@@ -77,7 +51,7 @@ function ownCommandOf(args: readonly string[]): string | undefined {
     (item) => item.kind === "word" && !item.afterDashDash,
   );
   const [first, second] = words.map((item) => (item.kind === "word" ? item.token : ""));
-  if (first !== undefined && OWN_COMMANDS.has(first)) return first;
+  if (first !== undefined && first !== "mcp" && COMMAND_FLAGS.has(first)) return first;
   if (first === "mcp" && second !== undefined && MCP_OWN_SUBCOMMANDS.has(second)) return "mcp";
   // `mcp --help` (no action): the help of cursor-wrap's own mcp actions.
   if (
@@ -89,25 +63,10 @@ function ownCommandOf(args: readonly string[]): string | undefined {
   return undefined;
 }
 
-/** The last value of a flag that is not in the flag table (`--tail`), exactly as typed. */
-function rawValue(args: readonly string[], name: string): string | undefined {
-  let value: string | undefined;
-  for (let index = 0; index < args.length; index += 1) {
-    const arg = args[index]!;
-    if (arg === "--") break;
-    if (arg === `--${name}`) value = args[index + 1];
-    else if (arg.startsWith(`--${name}=`)) value = arg.slice(name.length + 3);
-  }
-  return value;
-}
-
-function declare(
-  command: ReturnType<ReturnType<typeof cac>["command"]>,
-  flags: readonly AnyFlag[],
-  descriptions: Partial<Record<FlagKey, string>> = {},
-): void {
-  for (const definition of flags) {
-    command.option(flagSyntax(definition), flagHelp(definition, descriptions[definition.key]));
+/** Declare a table's flags to cac, for its help and its check of unknown options. */
+function declare(command: ReturnType<ReturnType<typeof cac>["command"]>, table: FlagTable): void {
+  for (const definition of table) {
+    command.option(flagSyntax(definition), flagHelp(definition));
     if (definition.negated === undefined) continue;
     command.option(`--no-${definition.name}`, definition.negated);
     // cac gives a --no- option the default true and says so, which reads as if the --no- form
@@ -116,18 +75,6 @@ function declare(
     if (negatedOption) negatedOption.config.default = undefined;
   }
 }
-
-/** What `mcp --help` lists before its options: each action and what it does. */
-const MCP_ACTIONS_HELP = [
-  "  proxy [options] -- <server command...>  Run a stdio MCP server behind the watchdog: a request",
-  "                                          with no answer in time gets an error, and the server",
-  "                                          goes on",
-  "  wrap [options]                          Rewrite Cursor's mcp.json so every stdio server runs",
-  "                                          through the proxy (--dry-run shows the change)",
-  "  unwrap [options]                        Give every wrapped entry its own command back",
-  "  status [options]                        Each server, and whether it is wrapped",
-  "Any other `mcp …` (list, list-tools, login, …) is cursor-agent's own and runs cursor-agent.",
-].join("\n");
 
 const AGENT_FLAGS_HELP = [
   "cursor-wrap takes cursor-agent's own flags and passes them on unchanged, in order:",
@@ -145,15 +92,20 @@ const AGENT_FLAGS_HELP = [
 ].join("\n");
 
 /**
- * The command line (R-CLI1): cac for cursor-wrap's own commands (`logs`, `replay`, `demo`)
- * and for help and version; the run command is taken apart by the flag tables
- * (`parseCommandLine`), since it must accept cursor-agent's flags exactly as cursor-agent does.
- * Each command module is imported only when its command runs, so `--help` and `--version`
- * load nothing heavy.
+ * The command line (R-CLI1): cac routes cursor-wrap's own commands (`logs`, `replay`, `mcp`,
+ * `acp`, `demo`) and writes help and version; each command's flags are its table's
+ * (`commands/<name>/flags.ts`), read by `commandFlags` and resolved by `resolveOptions`. The run
+ * command is taken apart by the two flag tables (`parseCommandLine`), since it must accept
+ * cursor-agent's flags exactly as cursor-agent does. Each command module is imported only when
+ * its command runs, so `--help` and `--version` load nothing heavy.
  */
 export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.ProcessEnv) {
   const cli = cac("cursor-wrap");
   cli.usage("[options] [prompt...]   (and every cursor-agent flag and subcommand)");
+  // Every command's flags are read one way: its table, from the command line, then their
+  // variables, then their defaults. cac routes the command, checks for unknown options and
+  // writes the help; its parsed values are not used.
+  const flagsOf = (table: FlagTable) => commandFlags(argv, table);
 
   const run = cli.command(
     "[...prompt]",
@@ -165,102 +117,53 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
     .example("cursor-wrap -p -m gpt-5 --trust --output-format text 'summarise the repo'")
     .example("cursor-wrap --idle-timeout 2m --tool-timeout mcp=20m --stream-partial-output");
 
-  const logs = cli
-    .command("logs [...args]", "List session logs, or `logs show <session|file>` to render one")
-    .option("--flagged", "Only sessions that ended in a hang, linger, budget or error")
-    .option("--json", "Print JSON instead of a table");
-  declare(logs, flagsOf(LOGS_KEYS));
-  logs.action(async (args: string[], parsed: Record<string, unknown>) => {
-    const { given } = parseCommandLine(argv, { strict: false });
-    const { logDir } = resolveOptions(LOGS_KEYS, { given, env });
-    const { logsCommand } = await import("./commands/logs.js");
-    return logsCommand(
-      { args, flagged: parsed.flagged === true, json: parsed.json === true, logDir },
-      io,
-    );
+  const logs = cli.command(
+    "logs [...args]",
+    "List session logs, or `logs show <session|file>` to render one",
+  );
+  declare(logs, LOGS_FLAGS);
+  logs.action(async (args: string[]) => {
+    const options = resolveOptions(LOGS_FLAGS, { given: flagsOf(LOGS_FLAGS).given, env });
+    const { logsCommand } = await import("./commands/logs/index.js");
+    return logsCommand({ args, ...options }, io);
   });
 
-  const replay = cli
-    .command(
-      "replay <file>",
-      "Re-run the hang monitor over a session log or a capture and show when it would fire",
-    )
-    .option("--json", "Print JSON instead of text")
-    .option(
-      "--tail <duration>",
-      "Keep the clock running this long after the last line (default: until the next verdict when a turn ends without a result and without a kill, else 0)",
-    );
-  declare(replay, flagsOf(REPLAY_KEYS));
-  replay.action(async (file: string, parsed: Record<string, unknown>) => {
-    const { given } = parseCommandLine(argv, { strict: false });
-    const thresholds = givenOptions(REPLAY_KEYS, { given, env });
-    const { replayCommand } = await import("./commands/replay.js");
+  const replay = cli.command(
+    "replay <file>",
+    "Re-run the hang monitor over a session log or a capture and show when it would fire",
+  );
+  declare(replay, REPLAY_FLAGS);
+  replay.action(async (file: string) => {
+    const input = { given: flagsOf(REPLAY_FLAGS).given, env };
+    const { replayCommand } = await import("./commands/replay/index.js");
     return replayCommand(
-      { file, json: parsed.json === true, tail: rawValue(argv, "tail"), thresholds },
+      {
+        file,
+        ...resolveOptions(REPLAY_OWN_FLAGS, input),
+        thresholds: givenOptions(MONITOR_FLAGS, input),
+      },
       io,
     );
   });
 
-  cli
-    .command(
-      "mcp <action>",
-      "MCP watchdog: `mcp proxy -- <server command>` answers a hung MCP call with an error; `mcp wrap|unwrap|status` rewrite an MCP client's config to use it; `mcp run -- <agent command>` does so for one session",
-    )
-    .option(
-      "--server-id <name>",
-      "proxy: the server's name in errors and logs (default: its command)",
-    )
-    .option(
-      "--request-timeout <duration>",
-      "proxy: time a request has to be answered (default 5m; off: none)",
-    )
-    .option("--tool-timeout <tool=duration,...>", "proxy: per tool (tools/call by name)")
-    .option("--init-timeout <duration>", "proxy: time initialize has to be answered (default 60s)")
-    .option(
-      "--max-request-time <duration>",
-      "proxy: the most any request may take, progress or not (default 30m; off: none)",
-    )
-    .option("--max-line <size>", "proxy: longer lines pass through unparsed (default 64MiB)")
-    .option("--log-dir <dir>", "proxy: where its log goes (default: cursor-wrap's log directory)")
-    .option("--original-without-args", "proxy: written by wrap (the original entry had no args)")
-    .option(
-      "--client <name>",
-      "wrap/unwrap/status/run: whose configs: cursor, claude-code, claude-desktop, vscode, windsurf, zed (default: cursor; status: all; run: told by the command)",
-    )
-    .option("--config <file>", "wrap/unwrap/status/run: this config file")
-    .option("--global", "wrap/unwrap/status: the client's user config (~/.cursor/mcp.json)")
-    .option(
-      "--project <dir>",
-      "wrap/unwrap/status/run: the configs of this project (default: the current directory's)",
-    )
-    .option("--dry-run", "wrap/unwrap: print the change as a diff and write nothing")
+  const mcp = cli.command(
+    "mcp <action>",
+    "MCP watchdog: `mcp proxy -- <server command>` answers a hung MCP call with an error; `mcp wrap|unwrap|status` rewrite an MCP client's config to use it; `mcp run -- <agent command>` does so for one session",
+  );
+  declare(mcp, MCP_FLAGS);
+  mcp
     .example("cursor-wrap mcp wrap --global --tool-timeout search=2m")
     .example("cursor-wrap mcp run --request-timeout 2m -- claude")
     .example("cursor-wrap mcp status")
     .example(
       "cursor-wrap mcp proxy --server-id everything -- npx -y @modelcontextprotocol/server-everything",
     )
-    .action(async (action: string, parsed: Record<string, unknown>) => {
-      const dashDash = argv.indexOf("--");
-      const value = (name: string): string | undefined => rawValue(argv, name);
-      const { mcpCommand } = await import("./commands/mcp.js");
+    .action(async (action: string) => {
+      const { given, afterDashDash } = flagsOf(MCP_FLAGS);
+      const options = resolveOptions(MCP_FLAGS, { given, env });
+      const { mcpCommand } = await import("./commands/mcp/index.js");
       return mcpCommand(
-        {
-          action,
-          server: dashDash === -1 ? [] : argv.slice(dashDash + 1),
-          serverId: value("server-id"),
-          requestTimeout: value("request-timeout"),
-          toolTimeout: value("tool-timeout"),
-          initTimeout: value("init-timeout"),
-          maxRequestTime: value("max-request-time"),
-          maxLine: value("max-line"),
-          logDir: value("log-dir"),
-          config: value("config"),
-          client: value("client"),
-          global: parsed.global === true,
-          project: value("project"),
-          dryRun: parsed.dryRun === true,
-        },
+        { ...options, action, command: afterDashDash, proxyFlags: proxyFlagsOf(given) },
         io,
         env,
       );
@@ -273,17 +176,12 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
     )
     .example("cursor-wrap acp --idle-timeout 2m --tool-timeout fetch=5m")
     .example("cursor-wrap acp -- ~/.local/bin/agent --api-key KEY acp");
-  declare(acp, flagsOf(ACP_KEYS), ACP_FLAG_HELP);
+  declare(acp, ACP_FLAGS);
   acp.action(async () => {
-    const { given } = parseCommandLine(argv, { strict: false });
-    const options = resolveOptions(ACP_KEYS, { given, env });
-    const dashDash = argv.indexOf("--");
-    const { acpCommand } = await import("./commands/acp.js");
-    return acpCommand(
-      { ...options, agentCommand: dashDash === -1 ? [] : argv.slice(dashDash + 1) },
-      io,
-      env,
-    );
+    const { given, afterDashDash } = flagsOf(ACP_FLAGS);
+    const options = resolveOptions(ACP_FLAGS, { given, env });
+    const { acpCommand } = await import("./commands/acp/index.js");
+    return acpCommand({ ...options, agentCommand: afterDashDash }, io, env);
   });
 
   cli
@@ -292,7 +190,7 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
       "Show cursor-wrap at work on the bundled fake agent: a normal turn, three hangs and a hung MCP call",
     )
     .action(async () => {
-      const { demoCommand } = await import("./commands/demo.js");
+      const { demoCommand } = await import("./commands/demo/index.js");
       return demoCommand(io);
     });
 
@@ -323,14 +221,11 @@ function cacMessage(message: string, args: readonly string[]): string {
   const unknown = /Unknown option `-*([^`]+)`/.exec(message)?.[1];
   if (unknown === undefined) return message.replace(/`/g, "");
   const kebab = unknown.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
-  const command = ownCommandOf(args);
-  const known = [
-    "json",
-    ...(command === "logs" ? ["flagged", ...flagsOf(LOGS_KEYS).map((flag) => flag.name)] : []),
-    ...(command === "replay" ? ["tail", ...flagsOf(REPLAY_KEYS).map((flag) => flag.name)] : []),
-    ...(command === "acp" ? flagsOf(ACP_KEYS).map((flag) => flag.name) : []),
-  ];
-  const suggestion = suggestFlag(kebab, known);
+  const table = COMMAND_FLAGS.get(ownCommandOf(args) ?? "") ?? [];
+  const suggestion = suggestFlag(
+    kebab,
+    table.map((flag) => flag.name),
+  );
   return `unknown option ${kebab.length > 1 ? "--" : "-"}${kebab}${suggestion ? ` (did you mean --${suggestion}?)` : ""}`;
 }
 
@@ -358,7 +253,7 @@ async function runMain(args: readonly string[], io: RunIo, env: NodeJS.ProcessEn
       args: [...options.agentArgumentsFromEnv, ...directArgs(line)],
     });
   }
-  const { runCommand } = await import("./commands/run.js");
+  const { runCommand } = await import("./commands/run/index.js");
   const { withMcpWatchdog } = await import("./mcp-watchdog.js");
   const agentBin = findAgentBinary(options.agentBin, env);
   try {

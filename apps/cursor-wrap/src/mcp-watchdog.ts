@@ -5,7 +5,6 @@
 
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
-import type { RunIo } from "./commands/run.js";
 import {
   mcpSessionsDir,
   recoverDeadSessions,
@@ -13,6 +12,7 @@ import {
   sessionStartLine,
 } from "./mcp-sessions.js";
 import type { RunOptions } from "./options/run-options.js";
+import type { RunIo } from "./run-io.js";
 
 /** The project cursor-agent works in: its `--workspace`, else the current directory. */
 function workspaceOf(options: RunOptions): string {
@@ -50,7 +50,7 @@ export async function withMcpWatchdog(
   if (!options.mcpWatchdog) return run();
   // Loaded only for a run that asks for the watchdog: a plain run starts as fast as before.
   const { beginMcpSession, clientConfigFiles, MCP_DEFAULTS } = await import("@cursor-wrap/mcp");
-  const { proxyInvocation } = await import("./commands/mcp.js");
+  const { proxyInvocation } = await import("./commands/mcp/config-files.js");
   const configs = clientConfigFiles("cursor", {
     home: homedir(),
     project: workspaceOf(options),

@@ -215,8 +215,7 @@ describe("the command line", () => {
     expect(result.code).toBe(2);
     expect(JSON.parse(result.stdout.toString())).toMatchObject({ subtype: "hang_detected" });
     expect(logRecords(result).find((record) => record.msg === "options")).toMatchObject({
-      idle_timeout_ms: 400,
-      tool_grace_ms: 300,
+      monitor: { idleTimeoutMs: 400, toolGraceMs: 300 },
     });
   });
 

@@ -8,7 +8,7 @@ import {
   SESSION_LOG_RECORDS,
   type SessionLog,
 } from "@cursor-wrap/logger";
-import type { Reason, Verdict } from "@cursor-wrap/monitor";
+import type { MonitorOptions, Reason, Verdict } from "@cursor-wrap/monitor";
 import type { FailureKind, RecoveryAction, UsageCounts } from "@cursor-wrap/recovery";
 import { type KillStep, SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
 import type { CancelReason } from "./ending.js";
@@ -36,15 +36,12 @@ export interface RecordFields {
     /** The turn's allow-list of tools (their names), when it has one. */
     tools?: string[];
     enforce_tools?: boolean;
-    idle_timeout_ms: number;
-    tool_grace_ms: number;
-    tool_timeouts: Record<string, number>;
-    exit_grace_ms: number;
-    first_output_ms: number;
-    max_quiet_ms: number;
-    max_drain_ms: number;
-    background_wait_ms: number;
-    max_turn_ms: number | undefined;
+    /**
+     * The monitor's options, as one object (an `Infinity` is written `null`): what `replay`
+     * reads back. Logs written before had each threshold as a field of its own
+     * (`idle_timeout_ms`, …); `replay` reads those too.
+     */
+    monitor: MonitorOptions;
     kill_grace_ms: number;
     drain_grace_ms: number;
     prompt_after_hang: string | undefined;

@@ -58,6 +58,16 @@ export interface AgentFlag {
   afterDashDashOnly?: boolean;
 }
 
+/** A flag for the agent, as the user wrote it (one or two arguments), in the user's order. */
+export interface AgentArgument {
+  /** Its row in the agent's flag table; undefined for a flag cursor-wrap does not know. */
+  flag: AgentFlag | undefined;
+  /** The arguments exactly as given: `["-m", "gpt-5"]`, `["--resume=abc"]`, `["--foo"]`. */
+  tokens: string[];
+  /** Its value, if it took one. */
+  value: string | undefined;
+}
+
 /** cursor-agent's flags (see the source note at the top of this file). */
 export const AGENT_FLAGS: readonly AgentFlag[] = [
   {

@@ -1,22 +1,13 @@
 import { UsageError } from "../usage-error.js";
 import {
   AGENT_SUBCOMMANDS,
+  type AgentArgument,
   type AgentFlag,
   agentFlagByLong,
   agentFlagByShort,
 } from "./agent-flags.js";
-import { type AnyFlag, FLAGS, parseBoolean } from "./flags.js";
-import { type GivenValue, suggestFlag } from "./resolve.js";
-
-/** A flag for the agent, as the user wrote it (one or two arguments), in the user's order. */
-export interface AgentArgument {
-  /** Its row in the agent's flag table; undefined for a flag cursor-wrap does not know. */
-  flag: AgentFlag | undefined;
-  /** The arguments exactly as given: `["-m", "gpt-5"]`, `["--resume=abc"]`, `["--foo"]`. */
-  tokens: string[];
-  /** Its value, if it took one. */
-  value: string | undefined;
-}
+import { flagNames, type GivenValue, suggestFlag, takeFlag } from "./flag-table.js";
+import { FLAGS } from "./flags.js";
 
 /** One piece of the command line, in order. */
 export type CommandLineItem =
@@ -38,12 +29,7 @@ export interface CommandLine {
   version: boolean;
 }
 
-const ownByLong = new Map<string, { definition: AnyFlag; negated: boolean }>();
-for (const definition of FLAGS) {
-  ownByLong.set(definition.name, { definition, negated: false });
-  if (definition.negated !== undefined)
-    ownByLong.set(`no-${definition.name}`, { definition, negated: true });
-}
+const ownByLong = flagNames(FLAGS);
 const OWN_NAMES = [...ownByLong.keys()];
 
 /** How an agent flag with `role` updates cursor-wrap's own settings of the same name. */
@@ -82,6 +68,143 @@ export interface ParseOptions {
   strict?: boolean;
 }
 
+/** Where a run command line is being read, and what it has given so far. */
+class CommandLineReader {
+  readonly line: CommandLine = {
+    given: new Map(),
+    items: [],
+    unknown: [],
+    help: false,
+    version: false,
+  };
+  index = 0;
+  afterDashDash = false;
+  promptStarted = false;
+  /** A prompt given before `--` makes everything after it the agent's, as earlier versions did. */
+  passthroughAfterDashDash = false;
+
+  constructor(
+    readonly argv: readonly string[],
+    readonly strict: boolean,
+  ) {}
+
+  next(): string | undefined {
+    return this.argv[this.index + 1];
+  }
+
+  takeNext(): string {
+    this.index += 1;
+    return this.argv[this.index]!;
+  }
+
+  missing(name: string): void {
+    if (this.strict) throw new UsageError(`${name} needs a value`);
+  }
+
+  pushAgent(flag: AgentFlag | undefined, tokens: string[], value: string | undefined): void {
+    this.line.items.push({ kind: "agent", argument: { flag, tokens, value } });
+    if (flag) noteRole(this.line.given, flag, value);
+    else this.line.unknown.push(...tokens);
+  }
+
+  /** Whether the agent's flag may be given here (some only after `--`). */
+  usable(flag: AgentFlag | undefined): flag is AgentFlag {
+    return flag !== undefined && (!flag.afterDashDashOnly || this.afterDashDash);
+  }
+
+  /** An agent flag by its long name; returns false if `name` is not one. */
+  agentLong(arg: string, name: string, inline: string | undefined): boolean {
+    const flag = agentFlagByLong(name);
+    if (!this.usable(flag)) return false;
+    if (flag.arity === "none") this.pushAgent(flag, [arg], undefined);
+    else if (inline !== undefined) this.pushAgent(flag, [arg], inline);
+    else if (flag.arity === "optional") {
+      const following = this.next();
+      if (following !== undefined && !following.startsWith("-")) {
+        this.pushAgent(flag, [arg, following], this.takeNext());
+      } else this.pushAgent(flag, [arg], undefined);
+    } else if (this.next() !== undefined) {
+      const value = this.takeNext();
+      this.pushAgent(flag, [arg, value], value);
+    } else this.missing(`--${name}`);
+    return true;
+  }
+
+  /** A group of one-letter flags (`-pf`, `-mgpt-5`); returns false if the first is unknown. */
+  agentShort(arg: string): boolean {
+    const letters = arg.slice(1);
+    if (!this.usable(agentFlagByShort(letters[0]!))) return false;
+    for (let at = 0; at < letters.length; at += 1) {
+      const letter = letters[at]!;
+      const flag = agentFlagByShort(letter);
+      const rest = letters.slice(at + 1);
+      if (!this.usable(flag)) {
+        // An unknown letter within a group: the rest goes to the agent as it is.
+        this.pushAgent(undefined, [`-${letters.slice(at)}`], undefined);
+        return true;
+      }
+      const token = at === 0 ? arg : `-${letter}`;
+      if (flag.arity === "none") {
+        this.pushAgent(flag, [at === 0 && rest === "" ? arg : `-${letter}`], undefined);
+        continue;
+      }
+      const following = this.next();
+      if (rest !== "") this.pushAgent(flag, [`-${letter}${rest}`], rest);
+      else if (
+        following !== undefined &&
+        (flag.arity !== "optional" || !following.startsWith("-"))
+      ) {
+        const value = this.takeNext();
+        this.pushAgent(flag, [token, value], value);
+      } else if (flag.arity === "optional") this.pushAgent(flag, [token], undefined);
+      else this.missing(`-${letter}`);
+      return true;
+    }
+    return true;
+  }
+
+  /** An argument after `--`: the agent's flag, the agent's (passed through), or the prompt. */
+  afterDashDashArgument(arg: string): void {
+    // After `--` a word with a space in it is a prompt, never a flag (`-- "-x is wrong"`).
+    const flagLike = arg.startsWith("-") && arg !== "-" && !/\s/.test(arg.split("=", 1)[0]!);
+    if ((!this.promptStarted || this.passthroughAfterDashDash) && flagLike) {
+      const long = /^--([^=]+)(?:=(.*))?$/s.exec(arg);
+      if (long ? this.agentLong(arg, long[1]!, long[2]) : this.agentShort(arg)) return;
+    }
+    if (this.passthroughAfterDashDash) {
+      this.pushAgent(undefined, [arg], undefined);
+      return;
+    }
+    this.promptStarted = true;
+    this.line.items.push({ kind: "word", token: arg, afterDashDash: true });
+  }
+
+  /** A `--name` before `--`: help, version, the agent's flag, cursor-wrap's, or someone else's. */
+  longFlag(arg: string): void {
+    const long = /^--([^=]+)(?:=(.*))?$/s.exec(arg)!;
+    const name = long[1]!;
+    const inline = long[2];
+    if (name === "help") this.line.help = true;
+    else if (name === "version") this.line.version = true;
+    else if (this.agentLong(arg, name, inline)) return;
+    else {
+      const taken = takeFlag(ownByLong, this.line.given, this.argv, this.index, this.strict);
+      if (taken !== undefined) {
+        this.index = taken;
+        return;
+      }
+      const suggestion = suggestFlag(name, OWN_NAMES);
+      if (this.strict && suggestion !== undefined) {
+        throw new UsageError(
+          `unknown option --${name} (did you mean --${suggestion}?); a prompt that starts with - goes after --`,
+        );
+      }
+      // Someone else's flag: the agent's, newer than this table. `--foo=bar` keeps its value.
+      this.pushAgent(undefined, [arg], inline);
+    }
+  }
+}
+
 /**
  * Take a run command line apart (R-CLI1b): cursor-wrap's own flags into `given`; the agent's
  * flags (by its table, with their arity: none, a value, an optional value, repeatable) and the
@@ -93,151 +216,20 @@ export interface ParseOptions {
  * on, the rest is the prompt, so a prompt may start with `-` (`-- "-x is broken"`).
  */
 export function parseCommandLine(argv: readonly string[], options: ParseOptions = {}): CommandLine {
-  const strict = options.strict ?? true;
-  const line: CommandLine = {
-    given: new Map(),
-    items: [],
-    unknown: [],
-    help: false,
-    version: false,
-  };
-  let afterDashDash = false;
-  let promptStarted = false;
-  // A prompt given before `--` makes everything after it the agent's, as earlier versions did.
-  let passthroughAfterDashDash = false;
-  let index = 0;
-
-  const next = (): string | undefined => argv[index + 1];
-  const takeNext = (): string => {
-    index += 1;
-    return argv[index]!;
-  };
-  const missing = (name: string): never | undefined => {
-    if (strict) throw new UsageError(`${name} needs a value`);
-    return undefined;
-  };
-  const pushAgent = (flag: AgentFlag | undefined, tokens: string[], value: string | undefined) => {
-    line.items.push({ kind: "agent", argument: { flag, tokens, value } });
-    if (flag) noteRole(line.given, flag, value);
-    else line.unknown.push(...tokens);
-  };
-
-  /** An agent flag by its long name; returns false if `name` is not one. */
-  const agentLong = (arg: string, name: string, inline: string | undefined): boolean => {
-    const flag = agentFlagByLong(name);
-    if (!flag || (flag.afterDashDashOnly && !afterDashDash)) return false;
-    if (flag.arity === "none") {
-      pushAgent(flag, [arg], undefined);
-    } else if (inline !== undefined) {
-      pushAgent(flag, [arg], inline);
-    } else if (flag.arity === "optional") {
-      const following = next();
-      if (following !== undefined && !following.startsWith("-")) {
-        pushAgent(flag, [arg, following], takeNext());
-      } else pushAgent(flag, [arg], undefined);
-    } else if (next() !== undefined) {
-      const value = takeNext();
-      pushAgent(flag, [arg, value], value);
-    } else missing(`--${name}`);
-    return true;
-  };
-
-  /** A group of one-letter flags (`-pf`, `-mgpt-5`); returns false if the first is unknown. */
-  const agentShort = (arg: string): boolean => {
-    const letters = arg.slice(1);
-    const first = agentFlagByShort(letters[0]!);
-    if (!first || (first.afterDashDashOnly && !afterDashDash)) return false;
-    for (let at = 0; at < letters.length; at += 1) {
-      const letter = letters[at]!;
-      const flag = agentFlagByShort(letter);
-      const rest = letters.slice(at + 1);
-      if (!flag || (flag.afterDashDashOnly && !afterDashDash)) {
-        // An unknown letter within a group: the rest goes to the agent as it is.
-        pushAgent(undefined, [`-${letters.slice(at)}`], undefined);
-        return true;
-      }
-      const token = at === 0 ? arg : `-${letter}`;
-      if (flag.arity === "none") {
-        pushAgent(flag, [at === 0 && rest === "" ? arg : `-${letter}`], undefined);
-        continue;
-      }
-      if (rest !== "") {
-        pushAgent(flag, [`-${letter}${rest}`], rest);
-      } else if (next() !== undefined && (flag.arity !== "optional" || !next()!.startsWith("-"))) {
-        const value = takeNext();
-        pushAgent(flag, [token, value], value);
-      } else if (flag.arity === "optional") {
-        pushAgent(flag, [token], undefined);
-      } else missing(`-${letter}`);
-      return true;
-    }
-    return true;
-  };
-
-  /** One of cursor-wrap's own flags; returns false if `name` is not one. */
-  const own = (name: string, inline: string | undefined): boolean => {
-    const entry = ownByLong.get(name);
-    if (!entry) return false;
-    const { definition, negated } = entry;
-    const source = `--${name}`;
-    if (definition.placeholder === undefined) {
-      const on = inline === undefined ? true : parseBoolean(inline, source);
-      line.given.set(definition.name, negated ? !on : on);
-      return true;
-    }
-    if (inline !== undefined) line.given.set(definition.name, inline);
-    else if (next() !== undefined) line.given.set(definition.name, takeNext());
-    else missing(source);
-    return true;
-  };
-
-  for (; index < argv.length; index += 1) {
-    const arg = argv[index]!;
-    if (afterDashDash) {
-      // After `--` a word with a space in it is a prompt, never a flag (`-- "-x is wrong"`).
-      const flagLike = arg.startsWith("-") && arg !== "-" && !/\s/.test(arg.split("=", 1)[0]!);
-      if ((!promptStarted || passthroughAfterDashDash) && flagLike) {
-        const long = /^--([^=]+)(?:=(.*))?$/s.exec(arg);
-        if (long ? agentLong(arg, long[1]!, long[2]) : agentShort(arg)) continue;
-      }
-      if (passthroughAfterDashDash) {
-        pushAgent(undefined, [arg], undefined);
-        continue;
-      }
-      promptStarted = true;
-      line.items.push({ kind: "word", token: arg, afterDashDash: true });
-      continue;
-    }
-    if (arg === "--") {
-      afterDashDash = true;
-      passthroughAfterDashDash = line.items.some((item) => item.kind === "word");
-      continue;
-    }
-    if (arg.startsWith("--")) {
-      const long = /^--([^=]+)(?:=(.*))?$/s.exec(arg)!;
-      const name = long[1]!;
-      const inline = long[2];
-      if (name === "help") line.help = true;
-      else if (name === "version") line.version = true;
-      else if (!agentLong(arg, name, inline) && !own(name, inline)) {
-        const suggestion = suggestFlag(name, OWN_NAMES);
-        if (strict && suggestion !== undefined) {
-          throw new UsageError(
-            `unknown option --${name} (did you mean --${suggestion}?); a prompt that starts with - goes after --`,
-          );
-        }
-        // Someone else's flag: the agent's, newer than this table. `--foo=bar` keeps its value.
-        pushAgent(undefined, [arg], inline);
-      }
-      continue;
-    }
-    if (arg.startsWith("-") && arg.length > 1 && !/^-\d/.test(arg)) {
+  const reader = new CommandLineReader(argv, options.strict ?? true);
+  const { line } = reader;
+  for (; reader.index < argv.length; reader.index += 1) {
+    const arg = argv[reader.index]!;
+    if (reader.afterDashDash) reader.afterDashDashArgument(arg);
+    else if (arg === "--") {
+      reader.afterDashDash = true;
+      reader.passthroughAfterDashDash = line.items.some((item) => item.kind === "word");
+    } else if (arg.startsWith("--")) reader.longFlag(arg);
+    else if (arg.startsWith("-") && arg.length > 1 && !/^-\d/.test(arg)) {
       if (arg === "-h") line.help = true;
       else if (arg === "-v") line.version = true;
-      else if (!agentShort(arg)) pushAgent(undefined, [arg], undefined);
-      continue;
-    }
-    line.items.push({ kind: "word", token: arg, afterDashDash: false });
+      else if (!reader.agentShort(arg)) reader.pushAgent(undefined, [arg], undefined);
+    } else line.items.push({ kind: "word", token: arg, afterDashDash: false });
   }
   return line;
 }

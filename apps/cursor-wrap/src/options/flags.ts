@@ -24,57 +24,20 @@ import {
 import { DEFAULT_BACKOFF, DEFAULT_POLICY } from "@cursor-wrap/recovery/defaults";
 import { DEFAULT_DRAIN_GRACE_MS, DEFAULT_KILL_GRACE_MS } from "@cursor-wrap/supervisor/defaults";
 import { UsageError } from "../usage-error.js";
-import type { FlagKey, InputFormat, ReportFormat, RunOptions, StderrMode } from "./run-options.js";
+import { flag, parseBoolean } from "./flag-table.js";
 import { parseDuration, parseSize, parseToolTimeouts, showDuration, showSize } from "./units.js";
 
-/** Where a flag is listed in `--help`. */
-export type FlagGroup = "mode" | "detection" | "recovery" | "agent" | "logs" | "operations";
+/** How the run report is also presented: `json` (the file only) or `github` (job summary, annotations). */
+export type ReportFormat = "auto" | "json" | "github";
 
-/** What a default may depend on: whether the run is `-p`. */
-export interface DefaultContext {
-  print: boolean;
-}
+/** How much of the agent's stderr is shown: all of it, non-JSON lines only, or nothing. */
+export type StderrMode = "all" | "errors" | "none";
 
-/** One flag of cursor-wrap: its names, how its text becomes a value, its default and help. */
-export interface FlagDefinition<Key extends FlagKey = FlagKey> {
-  /** The option it sets. */
-  key: Key;
-  /** Long name without dashes: `idle-timeout`. Its variable is `CURSOR_WRAP_IDLE_TIMEOUT`. */
-  name: string;
-  short?: string;
-  group: FlagGroup;
-  description: string;
-  /** Help placeholder of a flag that takes a value (`<duration>`); a switch has none. */
-  placeholder?: string;
-  /** Text (from the command line or a variable) to value; throws a UsageError naming `source`. */
-  parse(text: string, source: string): RunOptions[Key];
-  /** The value when neither the flag nor its variable is given. */
-  default: RunOptions[Key] | ((context: DefaultContext) => RunOptions[Key]);
-  /** How a value reads in help. Default: `String(value)`. */
-  show?(value: RunOptions[Key]): string;
-  /** A switch that is on by default and has a `--no-<name>` form, which does this (for help). */
-  negated?: string;
-}
+/** What stdin (or the prompt) is: the prompt's text, or the adapter contract's turn input. */
+export type InputFormat = "text" | "turn";
 
-/** A row of the flag table, whichever option it sets. */
-export type AnyFlag = { [Key in FlagKey]: FlagDefinition<Key> }[FlagKey];
-
-const flag = <Key extends FlagKey>(definition: FlagDefinition<Key>): AnyFlag =>
-  definition as unknown as AnyFlag;
-
-/** The environment variable of a flag: `CURSOR_WRAP_<FLAG_IN_CAPS>`. */
-export function envName(name: string): string {
-  return `CURSOR_WRAP_${name.toUpperCase().replace(/-/g, "_")}`;
-}
-
-/** `true`/`false` (and `1`/`0`, `yes`/`no`, `on`/`off`) as a boolean. */
-export function parseBoolean(text: string, source: string): boolean {
-  if (/^(1|true|yes|on)$/i.test(text)) return true;
-  if (/^(0|false|no|off|)$/i.test(text)) return false;
-  throw new UsageError(`${source} must be true or false, not ${JSON.stringify(text)}`);
-}
-
-function oneOf<T extends string>(choices: readonly T[]) {
+/** One of `choices`, exactly. */
+export function oneOf<T extends string>(choices: readonly T[]) {
   return (text: string, source: string): T => {
     if (!(choices as readonly string[]).includes(text)) {
       throw new UsageError(
@@ -85,8 +48,10 @@ function oneOf<T extends string>(choices: readonly T[]) {
   };
 }
 
-const optionalText = (value: string): string | undefined => value || undefined;
-const showOnOff = (value: boolean): string => (value ? "on" : "off");
+/** Text; empty: none. */
+export const optionalText = (value: string): string | undefined => value || undefined;
+/** A switch as help shows it. */
+export const showOnOff = (value: boolean): string => (value ? "on" : "off");
 
 /** `0`, `off` or `none`: no limit. */
 const optionalDuration = (value: string, source: string): number | undefined =>
@@ -114,7 +79,9 @@ function graceDuration(value: string, source: string): number {
   return ms;
 }
 
-const showDurationOrOff = (ms: number): string => (Number.isFinite(ms) ? showDuration(ms) : "off");
+/** A duration as help shows it; `Infinity`: `off`. */
+export const showDurationOrOff = (ms: number): string =>
+  Number.isFinite(ms) ? showDuration(ms) : "off";
 
 /** A whole number >= 0. */
 function wholeNumber(value: string, source: string): number {
@@ -153,7 +120,8 @@ export function defaultLogDir(): string {
   return join(homedir(), ".cursor-wrap", "logs");
 }
 
-const showHome = (path: string): string =>
+/** A path as help shows it, the home directory as `~`. */
+export const showHome = (path: string): string =>
   path.startsWith(homedir()) ? `~${path.slice(homedir().length)}` : path;
 
 const showToolTimeouts = (timeouts: Record<string, number>): string =>
@@ -163,10 +131,11 @@ const showToolTimeouts = (timeouts: Record<string, number>): string =>
 
 /**
  * Every flag of cursor-wrap's run command (R-CLI1), in help order: the single place a flag is
- * stated. Its option, parser, default (help shows it, computed from the value) and variable
- * all come from its row; `replay` and `logs` take the rows marked for them.
+ * stated. Its option and its type (`RunOptions` is this table's), parser, default (help shows
+ * it, computed from the value), variable and, for a threshold, the monitor option it feeds all
+ * come from its row; `logs`, `replay` and `acp` take rows of it into their own tables.
  */
-export const FLAGS: readonly AnyFlag[] = [
+export const FLAGS = [
   flag({
     key: "print",
     name: "print",
@@ -219,6 +188,7 @@ export const FLAGS: readonly AnyFlag[] = [
   }),
   flag({
     key: "idleTimeoutMs",
+    monitor: "idleTimeoutMs",
     name: "idle-timeout",
     group: "detection",
     placeholder: "<duration>",
@@ -229,6 +199,7 @@ export const FLAGS: readonly AnyFlag[] = [
   }),
   flag({
     key: "toolGraceMs",
+    monitor: "toolGraceMs",
     name: "tool-grace",
     group: "detection",
     placeholder: "<duration>",
@@ -239,16 +210,21 @@ export const FLAGS: readonly AnyFlag[] = [
   }),
   flag({
     key: "toolTimeouts",
+    monitor: "toolTimeouts",
     name: "tool-timeout",
     group: "detection",
     placeholder: "<kind=duration,...>",
     description: "Allowance per tool kind for calls that declare no timeout",
-    parse: (value, source) => ({ ...DEFAULT_TOOL_TIMEOUTS, ...parseToolTimeouts(value, source) }),
+    parse: (value: string, source: string): Record<string, number> => ({
+      ...DEFAULT_TOOL_TIMEOUTS,
+      ...parseToolTimeouts(value, source),
+    }),
     default: () => ({ ...DEFAULT_TOOL_TIMEOUTS }),
     show: showToolTimeouts,
   }),
   flag({
     key: "exitGraceMs",
+    monitor: "exitGraceMs",
     name: "exit-grace",
     group: "detection",
     placeholder: "<duration>",
@@ -259,6 +235,7 @@ export const FLAGS: readonly AnyFlag[] = [
   }),
   flag({
     key: "firstOutputMs",
+    monitor: "firstOutputMs",
     name: "first-output-timeout",
     group: "detection",
     placeholder: "<duration>",
@@ -270,6 +247,7 @@ export const FLAGS: readonly AnyFlag[] = [
   }),
   flag({
     key: "maxQuietMs",
+    monitor: "liveness.maxQuietMs",
     name: "max-quiet",
     group: "detection",
     placeholder: "<duration>",
@@ -281,6 +259,7 @@ export const FLAGS: readonly AnyFlag[] = [
   }),
   flag({
     key: "maxDrainMs",
+    monitor: "liveness.maxDrainMs",
     name: "max-drain",
     group: "detection",
     placeholder: "<duration>",
@@ -292,6 +271,7 @@ export const FLAGS: readonly AnyFlag[] = [
   }),
   flag({
     key: "backgroundWaitMs",
+    monitor: "backgroundWaitMs",
     name: "background-wait",
     group: "detection",
     placeholder: "<duration>",
@@ -303,6 +283,7 @@ export const FLAGS: readonly AnyFlag[] = [
   }),
   flag({
     key: "maxTurnMs",
+    monitor: "maxTurnMs",
     name: "max-turn-duration",
     group: "detection",
     placeholder: "<duration>",
@@ -337,7 +318,7 @@ export const FLAGS: readonly AnyFlag[] = [
     group: "detection",
     placeholder: "<duration>",
     description: "Accepted for compatibility; detection is event-driven and needs no tick",
-    parse: parseDuration,
+    parse: (value, source): number | undefined => parseDuration(value, source),
     default: undefined,
     show: (value) => (value === undefined ? "none" : showDuration(value)),
   }),
@@ -393,7 +374,7 @@ export const FLAGS: readonly AnyFlag[] = [
     description:
       "Models to go on with, in order, on a usage limit, a model the plan cannot use or the agent does not know, an unsupported protocol, or a model that stays overloaded or rate limited: auto (Cursor's Auto), suggested (the model the agent names), or model names",
     parse: wordList(/^[\w.:/@[\]=-]+$/, "model names separated by commas"),
-    default: () => [],
+    default: (): string[] => [],
     show: showList,
   }),
   flag({
@@ -427,7 +408,7 @@ export const FLAGS: readonly AnyFlag[] = [
       /^[A-Za-z0-9_-]+$/,
       "profile names (letters, digits, - and _) separated by commas",
     ),
-    default: () => [],
+    default: (): string[] => [],
     show: showList,
   }),
   flag({
@@ -584,7 +565,7 @@ export const FLAGS: readonly AnyFlag[] = [
     description: `The events --on-verdict and --notify are told of, among ${NOTIFY_EVENTS.join(", ")}`,
     parse: (value, source) =>
       asUsageError(() => [...parseNotifyEvents(value, source)] as NotifyEvent[]),
-    default: () => [...NOTIFY_EVENTS],
+    default: (): NotifyEvent[] => [...NOTIFY_EVENTS],
     show: showList,
   }),
   flag({
@@ -637,40 +618,4 @@ function parseWebhookUrl(value: string, source: string): string | undefined {
     throw new UsageError(`${source} takes an http:// or https:// URL, not ${url.protocol}`);
   }
   return value;
-}
-
-/** The flag that sets an option. */
-export function flagFor<Key extends FlagKey>(key: Key): FlagDefinition<Key> {
-  return FLAGS.find((definition) => definition.key === key) as unknown as FlagDefinition<Key>;
-}
-
-/** The default of a flag in a context. */
-export function defaultOf<Key extends FlagKey>(
-  definition: FlagDefinition<Key>,
-  context: DefaultContext,
-): RunOptions[Key] {
-  const value = definition.default;
-  return typeof value === "function"
-    ? (value as (context: DefaultContext) => RunOptions[Key])(context)
-    : value;
-}
-
-/** The default as help shows it: `60s`; `stream-json with -p, text without` when it depends. */
-export function defaultText(definition: AnyFlag): string {
-  const show = (value: unknown): string =>
-    definition.show ? (definition.show as (value: unknown) => string)(value) : String(value);
-  const printed = show(defaultOf(definition as FlagDefinition, { print: true }));
-  const interactive = show(defaultOf(definition as FlagDefinition, { print: false }));
-  return printed === interactive ? printed : `${printed} with -p, ${interactive} without`;
-}
-
-/** `-p, --print` / `--idle-timeout <duration>`: how cac declares the flag. */
-export function flagSyntax(definition: AnyFlag): string {
-  const long = `--${definition.name}${definition.placeholder ? ` ${definition.placeholder}` : ""}`;
-  return definition.short ? `-${definition.short}, ${long}` : long;
-}
-
-/** The flag's line in `--help`; `description` for a command where the flag means something of its own. */
-export function flagHelp(definition: AnyFlag, description = definition.description): string {
-  return `${description} (default: ${defaultText(definition)}; env ${envName(definition.name)})`;
 }

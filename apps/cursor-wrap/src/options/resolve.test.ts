@@ -1,8 +1,9 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { defaultText, envName, FLAGS, flagFor } from "./flags.js";
-import { resolveRunOptions, suggestFlag } from "./resolve.js";
+import { defaultText, envName, rowsOf, suggestFlag } from "./flag-table.js";
+import { FLAGS } from "./flags.js";
+import { resolveRunOptions } from "./resolve.js";
 
 const resolve = (
   given: Record<string, string | boolean>,
@@ -92,9 +93,9 @@ describe("resolveRunOptions", () => {
     expect(() => resolve({ "auth-profile": "work,a b" })).toThrow(
       '--auth-profile takes profile names (letters, digits, - and _) separated by commas, not "a b"',
     );
-    expect(defaultText(flagFor("fallbackModels") as never)).toBe("none");
-    expect(defaultText(flagFor("maxWaitMs") as never)).toBe("6h");
-    expect(defaultText(flagFor("retryBackoffMs") as never)).toBe("2s");
+    expect(defaultText(rowsOf(FLAGS, ["fallbackModels"])[0]!)).toBe("none");
+    expect(defaultText(rowsOf(FLAGS, ["maxWaitMs"])[0]!)).toBe("6h");
+    expect(defaultText(rowsOf(FLAGS, ["retryBackoffMs"])[0]!)).toBe("2s");
   });
 
   it("switches output and console defaults with -p", () => {
@@ -269,13 +270,15 @@ describe("the flag table", () => {
   });
 
   it("computes the default shown in help from the default value", () => {
-    expect(defaultText(flagFor("idleTimeoutMs") as never)).toBe("60s");
-    expect(defaultText(flagFor("killGraceMs") as never)).toBe("3s");
-    expect(defaultText(flagFor("logRetentionMs") as never)).toBe("7d");
-    expect(defaultText(flagFor("toolTimeouts") as never)).toBe("mcp=10m,task=30m,await=10m");
-    expect(defaultText(flagFor("parseCap") as never)).toBe("16MiB");
-    expect(defaultText(flagFor("outputFormat") as never)).toBe("stream-json with -p, text without");
-    expect(defaultText(flagFor("maxTurnMs") as never)).toBe("off");
+    expect(defaultText(rowsOf(FLAGS, ["idleTimeoutMs"])[0]!)).toBe("60s");
+    expect(defaultText(rowsOf(FLAGS, ["killGraceMs"])[0]!)).toBe("3s");
+    expect(defaultText(rowsOf(FLAGS, ["logRetentionMs"])[0]!)).toBe("7d");
+    expect(defaultText(rowsOf(FLAGS, ["toolTimeouts"])[0]!)).toBe("mcp=10m,task=30m,await=10m");
+    expect(defaultText(rowsOf(FLAGS, ["parseCap"])[0]!)).toBe("16MiB");
+    expect(defaultText(rowsOf(FLAGS, ["outputFormat"])[0]!)).toBe(
+      "stream-json with -p, text without",
+    );
+    expect(defaultText(rowsOf(FLAGS, ["maxTurnMs"])[0]!)).toBe("off");
   });
 });
 

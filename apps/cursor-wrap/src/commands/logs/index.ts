@@ -21,10 +21,10 @@ import {
 } from "@cursor-wrap/run";
 import { formatDuration } from "@cursor-wrap/wording";
 import { createColors } from "picocolors";
-import { readableFile, UsageError } from "../usage-error.js";
+import type { RunIo } from "../../run-io.js";
+import { readableFile, UsageError } from "../../usage-error.js";
 import { acpTimelineLine } from "./acp-timeline.js";
 import { mcpTimeline, mcpTimelineLine } from "./mcp-timeline.js";
-import type { RunIo } from "./run.js";
 
 /** Options of `cursor-wrap logs` and `cursor-wrap logs show`. */
 export interface LogsOptions {

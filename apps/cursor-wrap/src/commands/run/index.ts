@@ -25,26 +25,19 @@ import {
 } from "@cursor-wrap/run";
 import { parseTurnInput, type TurnInput, TurnInputError } from "@cursor-wrap/run/turn-input";
 import type { SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
-import { SHARED_LOG_DIRECTORY_ADVICE } from "../error-hints.js";
-import { openRunOperations, type RunOperations } from "../operations/run-operations.js";
-import { redactAgentArgs } from "../options/agent-flags.js";
-import { loadAuthProfiles, type ProfileEnvironment } from "../options/auth-profiles.js";
-import type { AgentArgument } from "../options/command-line.js";
-import { monitorOptions } from "../options/resolve.js";
-import type { RunOptions } from "../options/run-options.js";
-import { openPromptHistory } from "../prompt-history.js";
-import { createPromptReader } from "../prompt-reader.js";
-import { createRunControl } from "../run-control.js";
-import { formatterCountdown, stderrCountdown } from "../session/countdown.js";
-import { type HintInOutput, resumeHintLine, trackResumeHint } from "../session/resume-hint.js";
-import { UsageError } from "../usage-error.js";
-
-/** The process streams a command talks to (injectable for tests). */
-export interface RunIo {
-  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
-  stdout: NodeJS.WritableStream & { isTTY?: boolean; writableNeedDrain?: boolean };
-  stderr: NodeJS.WritableStream & { isTTY?: boolean; writableNeedDrain?: boolean };
-}
+import { SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
+import { openRunOperations, type RunOperations } from "../../operations/run-operations.js";
+import { type AgentArgument, redactAgentArgs } from "../../options/agent-flags.js";
+import { loadAuthProfiles, type ProfileEnvironment } from "../../options/auth-profiles.js";
+import { monitorOptions } from "../../options/monitor-options.js";
+import type { RunOptions } from "../../options/run-options.js";
+import { openPromptHistory } from "../../prompt-history.js";
+import { createPromptReader } from "../../prompt-reader.js";
+import { createRunControl } from "../../run-control.js";
+import type { RunIo } from "../../run-io.js";
+import { formatterCountdown, stderrCountdown } from "../../session/countdown.js";
+import { type HintInOutput, resumeHintLine, trackResumeHint } from "../../session/resume-hint.js";
+import { UsageError } from "../../usage-error.js";
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -371,15 +364,7 @@ export async function runCommand(
           enforce_tools: options.enforceTools,
         }
       : {}),
-    idle_timeout_ms: options.idleTimeoutMs,
-    tool_grace_ms: options.toolGraceMs,
-    tool_timeouts: options.toolTimeouts,
-    exit_grace_ms: options.exitGraceMs,
-    first_output_ms: options.firstOutputMs,
-    max_quiet_ms: options.maxQuietMs,
-    max_drain_ms: options.maxDrainMs,
-    background_wait_ms: options.backgroundWaitMs,
-    max_turn_ms: options.maxTurnMs,
+    monitor: monitorOptions(options),
     kill_grace_ms: options.killGraceMs,
     drain_grace_ms: options.drainGraceMs,
     prompt_after_hang: options.promptAfterHang,

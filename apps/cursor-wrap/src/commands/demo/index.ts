@@ -4,9 +4,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { shellWord } from "@cursor-wrap/events";
 import { createColors } from "picocolors";
-import { resolveRunOptions } from "../options/resolve.js";
-import { selfCommand } from "../self-command.js";
-import { type RunIo, runCommand } from "./run.js";
+import { resolveRunOptions } from "../../options/resolve.js";
+import type { RunIo } from "../../run-io.js";
+import { selfCommand } from "../../self-command.js";
+import { runCommand } from "../run/index.js";
 
 interface DemoStep {
   title: string;

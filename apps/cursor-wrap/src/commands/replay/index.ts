@@ -13,18 +13,18 @@ import {
   simulate,
   type TimedSignal,
 } from "@cursor-wrap/monitor";
-import { RECORDS, type RecordFields, type RecordName } from "@cursor-wrap/run";
+import { RECORDS, type RecordName } from "@cursor-wrap/run";
 import { formatDuration } from "@cursor-wrap/wording";
+import { resolveOptions } from "../../options/flag-table.js";
 import {
-  MONITOR_KEYS,
+  MONITOR_FLAGS,
   type MonitorThresholds,
   monitorOptions,
-  resolveOptions,
-} from "../options/resolve.js";
-import { parseDuration } from "../options/units.js";
-import { printError } from "../print-error.js";
-import { readableFile } from "../usage-error.js";
-import type { RunIo } from "./run.js";
+  monitorThresholdsOf,
+} from "../../options/monitor-options.js";
+import { printError } from "../../print-error.js";
+import type { RunIo } from "../../run-io.js";
+import { readableFile } from "../../usage-error.js";
 
 /** The thresholds `replay` takes (the run command's flags of the same names). */
 export type ReplayThresholds = MonitorThresholds;
@@ -35,11 +35,11 @@ export interface ReplayOptions {
   file: string;
   json: boolean;
   /**
-   * Keep the clock running this long after the last line (`--tail`). Default: until the next
-   * verdict for a turn that ends without a result and without a recorded kill (something
+   * Keep the clock running this long after the last line (`--tail`), ms. Default: until the
+   * next verdict for a turn that ends without a result and without a recorded kill (something
    * stopped it), else 0.
    */
-  tail: string | undefined;
+  tailMs: number | undefined;
   /**
    * Thresholds given by flags or variables. The others are the ones a session log recorded,
    * else the defaults.
@@ -47,29 +47,34 @@ export interface ReplayOptions {
   thresholds: Partial<ReplayThresholds>;
 }
 
-/** The thresholds a session log's `options` record holds. */
-function recordedThresholds(record: Record<string, unknown>): Partial<ReplayThresholds> {
-  const fields = record as Partial<RecordFields["options"]>;
-  const thresholds: Partial<ReplayThresholds> = {};
-  if (typeof fields.idle_timeout_ms === "number") thresholds.idleTimeoutMs = fields.idle_timeout_ms;
-  if (typeof fields.tool_grace_ms === "number") thresholds.toolGraceMs = fields.tool_grace_ms;
-  if (typeof fields.exit_grace_ms === "number") thresholds.exitGraceMs = fields.exit_grace_ms;
-  if (typeof fields.max_turn_ms === "number") thresholds.maxTurnMs = fields.max_turn_ms;
-  // Logs write `null` for "off" (JSON has no Infinity).
-  const duration = (value: unknown): number | undefined =>
-    typeof value === "number" ? value : value === null ? Number.POSITIVE_INFINITY : undefined;
-  const firstOutput = duration(fields.first_output_ms);
-  if (firstOutput !== undefined) thresholds.firstOutputMs = firstOutput;
-  const maxQuiet = duration(fields.max_quiet_ms);
-  if (maxQuiet !== undefined) thresholds.maxQuietMs = maxQuiet;
-  const maxDrain = duration(fields.max_drain_ms);
-  if (maxDrain !== undefined) thresholds.maxDrainMs = maxDrain;
-  const backgroundWait = duration(fields.background_wait_ms);
-  if (backgroundWait !== undefined) thresholds.backgroundWaitMs = backgroundWait;
-  if (fields.tool_timeouts && typeof fields.tool_timeouts === "object") {
-    thresholds.toolTimeouts = fields.tool_timeouts;
+/**
+ * The fields each threshold had in the `options` record of logs written before it held the
+ * monitor's options as one object. Frozen: a new threshold is in `monitor` only.
+ */
+const EARLIER_FIELDS: Readonly<Record<string, keyof ReplayThresholds>> = {
+  idle_timeout_ms: "idleTimeoutMs",
+  tool_grace_ms: "toolGraceMs",
+  tool_timeouts: "toolTimeouts",
+  exit_grace_ms: "exitGraceMs",
+  max_turn_ms: "maxTurnMs",
+  first_output_ms: "firstOutputMs",
+  max_quiet_ms: "maxQuietMs",
+  max_drain_ms: "maxDrainMs",
+  background_wait_ms: "backgroundWaitMs",
+};
+
+/** The thresholds a session log's `options` record holds (either form). */
+export function recordedThresholds(record: Record<string, unknown>): Partial<ReplayThresholds> {
+  if ("monitor" in record) return monitorThresholdsOf(record.monitor);
+  const thresholds: Record<string, unknown> = {};
+  for (const [field, key] of Object.entries(EARLIER_FIELDS)) {
+    const value = record[field];
+    // Logs write `null` for "off" (JSON has no Infinity).
+    if (typeof value === "number") thresholds[key] = value;
+    else if (value === null) thresholds[key] = Number.POSITIVE_INFINITY;
+    else if (key === "toolTimeouts" && typeof value === "object") thresholds[key] = value;
   }
-  return thresholds;
+  return thresholds as Partial<ReplayThresholds>;
 }
 
 /** A recorded turn, ready to be replayed. */
@@ -259,7 +264,7 @@ function damageNotes({ truncated, other }: { truncated: number; other: number })
  */
 export async function replayCommand(replay: ReplayOptions, io: RunIo): Promise<number> {
   const file = readableFile(replay.file, "the log or capture");
-  const tailMs = replay.tail === undefined ? undefined : parseDuration(replay.tail, "--tail");
+  const { tailMs } = replay;
   const log = isSessionLog(file);
   const recorded = log
     ? await logTurns(file)
@@ -267,7 +272,7 @@ export async function replayCommand(replay: ReplayOptions, io: RunIo): Promise<n
   const { turns } = recorded;
   // Flags and variables first, then what the log recorded, then the defaults.
   const options = {
-    ...resolveOptions(MONITOR_KEYS, { given: new Map(), env: {} }),
+    ...resolveOptions(MONITOR_FLAGS, { given: new Map(), env: {} }),
     ...recorded.thresholds,
     ...replay.thresholds,
   };

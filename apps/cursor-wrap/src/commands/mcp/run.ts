@@ -21,13 +21,17 @@ import {
   findAgentTree,
   processExists,
 } from "@cursor-wrap/supervisor";
-import { signalExitCode } from "../exit-codes.js";
-import { CLIENT_LABELS, mcpSessionsDir, releaseLines, sessionStartLine } from "../mcp-sessions.js";
-import { printError } from "../print-error.js";
-import { UsageError } from "../usage-error.js";
-import type { McpOptions } from "./mcp.js";
-import { clientOf, existingConfigFiles, proxyFlags, proxyInvocation } from "./mcp.js";
-import type { RunIo } from "./run.js";
+import { signalExitCode } from "../../exit-codes.js";
+import {
+  CLIENT_LABELS,
+  mcpSessionsDir,
+  releaseLines,
+  sessionStartLine,
+} from "../../mcp-sessions.js";
+import { printError } from "../../print-error.js";
+import type { RunIo } from "../../run-io.js";
+import { UsageError } from "../../usage-error.js";
+import { existingConfigFiles, type McpConfigOptions, proxyInvocation } from "./config-files.js";
 
 /** How long an agent may take to exit after a signal was passed on to it, ms. */
 const AGENT_EXIT_GRACE_MS = 10_000;
@@ -99,24 +103,24 @@ async function endProxies(agentPid: number, token: string): Promise<number> {
 
 /** `cursor-wrap mcp run … -- <agent command…>`: returns the agent's exit code. */
 export async function mcpRunCommand(
-  options: McpOptions,
+  options: McpConfigOptions,
   io: RunIo,
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
-  const [command, ...args] = options.server;
+  const [command, ...args] = options.command;
   if (command === undefined) {
     throw new UsageError(
       "mcp run needs the agent's command after --, as in cursor-wrap mcp run -- claude",
     );
   }
-  const client = options.client !== undefined ? clientOf(options.client) : detectClient(command);
+  const client = options.client ?? detectClient(command);
   if (client === undefined) {
     throw new UsageError(
       `cannot tell which MCP client ${JSON.stringify(command)} is; name it with --client (${Object.keys(CLIENT_LABELS).join(", ")})`,
     );
   }
   const files = existingConfigFiles({ ...options, client }, env);
-  const proxy = { ...proxyInvocation(), options: proxyFlags(options) };
+  const proxy = { ...proxyInvocation(), options: options.proxyFlags };
   const agentName = terminalSafe(command.split("/").pop() ?? command);
   const say = (line: string): void => {
     io.stderr.write(`cursor-wrap: ${line}\n`);

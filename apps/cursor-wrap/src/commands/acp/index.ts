@@ -13,30 +13,18 @@ import {
 import { CursorWrapError } from "@cursor-wrap/errors";
 import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
 import { findAgentBinary } from "@cursor-wrap/run";
-import { messageWithHint, SHARED_LOG_DIRECTORY_ADVICE } from "../error-hints.js";
-import { type MonitorThresholds, monitorOptions } from "../options/resolve.js";
-import type { RunOptions } from "../options/run-options.js";
-import { printError } from "../print-error.js";
-import { createTerminalSafeWriter } from "../terminal-safe-writer.js";
-import type { RunIo } from "./run.js";
+import { messageWithHint, SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
+import { monitorOptions } from "../../options/monitor-options.js";
+import { printError } from "../../print-error.js";
+import type { RunIo } from "../../run-io.js";
+import { createTerminalSafeWriter } from "../../terminal-safe-writer.js";
+import type { AcpFlagOptions } from "./flags.js";
 
-/** The run options `acp` takes (see `ACP_KEYS` in cli.ts). */
-export type AcpOptions = MonitorThresholds &
-  Pick<
-    RunOptions,
-    | "killGraceMs"
-    | "drainGraceMs"
-    | "maxHangRetries"
-    | "agentBin"
-    | "logDir"
-    | "logLevel"
-    | "logRetentionMs"
-    | "redact"
-    | "parseCap"
-  > & {
-    /** After `--`: the agent's command and arguments. Default: the Cursor CLI's `acp`. */
-    agentCommand: string[];
-  };
+/** The options of `acp`: its table's (`ACP_FLAGS`), and the agent's command. */
+export type AcpOptions = AcpFlagOptions & {
+  /** After `--`: the agent's command and arguments. Default: the Cursor CLI's `acp`. */
+  agentCommand: string[];
+};
 
 /** Records that make a log worth a look (the file name is flagged). */
 const FLAGGING: ReadonlySet<string> = new Set([
