@@ -32,6 +32,8 @@ const REMEMBERED_ANSWERS = 10_000;
 export interface LinkState {
   readonly serverId: string;
   readonly policy: RequestPolicy;
+  /** Longest line parsed (bytes); a longer one passes in pieces or is dropped. */
+  readonly maxLineBytes: number;
   /** Monotonic clock, ms. */
   readonly now: () => number;
   record(name: McpRecordName, fields: Record<string, unknown>): void;

@@ -123,6 +123,7 @@ export function linkMcpPeers(options: McpLinkOptions): McpLink {
 
   const state: LinkState = {
     serverId: options.serverId,
+    maxLineBytes: options.maxLineBytes,
     policy: options.policy,
     now: options.now,
     record,
