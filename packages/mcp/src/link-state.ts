@@ -39,6 +39,8 @@ export interface LinkState {
   record(name: McpRecordName, fields: Record<string, unknown>): void;
   /** Whether records go anywhere (messages are not described for nobody). */
   readonly logging: boolean;
+  /** The log's fast path for `mcp_message` records, when it has one. */
+  readonly messageRecord: ((members: string) => void) | undefined;
   readonly toClient: Outbox;
   readonly toServer: Outbox;
   readonly pending: PendingRequests<RequestMeta>;

@@ -132,6 +132,7 @@ export function linkMcpPeers(options: McpLinkOptions): McpLink {
     now: options.now,
     record,
     logging: options.log !== undefined,
+    messageRecord: options.log?.messageRecord?.bind(options.log),
     toClient,
     toServer,
     get pending() {

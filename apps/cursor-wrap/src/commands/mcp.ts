@@ -186,16 +186,22 @@ async function proxyCommand(
     batching = false;
     log?.endChunk();
   };
+  const batch = (): void => {
+    if (batching || !log) return;
+    batching = true;
+    log.beginChunk([]);
+    queueMicrotask(endBatch);
+  };
   const proxyLog: McpProxyLog | undefined = log && {
     record(name, fields) {
-      if (!batching) {
-        batching = true;
-        log.beginChunk([]);
-        queueMicrotask(endBatch);
-      }
+      batch();
       // Every message is logged, without an fsync each; decisions are fsynced.
       if (name === "mcp_message") log.debug(fields, name);
       else log.decision(name, fields, MCP_RECORDS[name], { sync: "soon" });
+    },
+    messageRecord(members) {
+      batch();
+      log.debugRecord("mcp_message", members);
     },
   };
   const shownStderr = io.stderr.isTTY ? createTerminalSafeWriter(io.stderr) : undefined;
