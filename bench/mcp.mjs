@@ -4,7 +4,8 @@
 // a name, a few hundred bytes of arguments, a progress token) answered with their text, every
 // message logged by the proxy. Sequential round trips and a steady 64 in flight, directly
 // and through `cursor-wrap mcp proxy`, as shipped (optimizing compiler off) and with the
-// optimizing compiler on (bench/lib/mcp-proxy-optimizing.mjs), in alternating rounds.
+// optimizing compiler on (bench/lib/mcp-proxy-optimizing.mjs), in alternating rounds; the rate,
+// the added latency, the proxy's CPU per message in flight and its peak RSS.
 // Run alone (`node bench/mcp.mjs`, BENCH_ROUNDS) or from run.mjs.
 
 import { mkdtempSync, rmSync } from "node:fs";
@@ -12,7 +13,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openServer } from "./lib/mcp-driver.mjs";
-import { percentile, summary } from "./lib/measure.mjs";
+import { cpuTimeMs, percentile, summary } from "./lib/measure.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const OPTIMIZING = fileURLToPath(new URL("./lib/mcp-proxy-optimizing.mjs", import.meta.url));
@@ -46,7 +47,11 @@ async function measure(command, args, { sequential, concurrent, window }) {
   }
   const seqElapsed = performance.now() - seqStarted;
   const call = toolCall(index);
+  // The process's own CPU per message in flight (the proxy's, or the server's directly): on a
+  // shared machine it moves far less from round to round than the rate does.
+  const cpuBefore = cpuTimeMs(pid);
   const conc = await server.concurrent(concurrent, window, call, pid);
+  const cpuMs = cpuTimeMs(pid) - cpuBefore;
   await server.close();
   return {
     sequential: seq,
@@ -54,6 +59,7 @@ async function measure(command, args, { sequential, concurrent, window }) {
     concurrent: conc.samples,
     concurrentRate: (concurrent * 2 * 1000) / conc.elapsed,
     peak: conc.peak,
+    cpuPerMessageUs: (cpuMs * 1000) / (concurrent * 2),
   };
 }
 
@@ -113,6 +119,7 @@ export async function mcpRealistic({
       sequentialRate: summary(results[name].map((run) => run.sequentialRate)),
       concurrentRate: summary(results[name].map((run) => run.concurrentRate)),
       peak: summary(results[name].map((run) => run.peak)),
+      cpuPerMessageUs: summary(results[name].map((run) => run.cpuPerMessageUs)),
     };
   }
   report.direct = {
@@ -132,6 +139,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     `${(s.median / 1000).toFixed(0)}k (${(s.min / 1000).toFixed(0)}k–${(s.max / 1000).toFixed(0)}k)`;
   const mib = (s) =>
     `${(s.median / 2 ** 20).toFixed(0)} MiB (${(s.min / 2 ** 20).toFixed(0)}–${(s.max / 2 ** 20).toFixed(0)}; ${(s.max / 1e6).toFixed(0)} MB max)`;
+  const us = (s) => `${s.median.toFixed(1)} µs (${s.min.toFixed(1)}–${s.max.toFixed(1)})`;
   const { report } = outcome;
   process.stdout.write(
     `${outcome.rounds} rounds × (${outcome.sequential} sequential tools/call round trips, ${outcome.concurrent} with ${outcome.window} in flight); load ${outcome.loads.join(" ")}\n` +
@@ -140,7 +148,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   for (const name of ["shipped", "optimizing"]) {
     const r = report[name];
     process.stdout.write(
-      `${name}: sequential ${k(r.sequentialRate)} msg/s, added p50 +${r.sequentialAddedP50.toFixed(3)} ms p99 +${r.sequentialAddedP99.toFixed(3)} ms per round trip; concurrent ${k(r.concurrentRate)} msg/s, added p50 +${r.concurrentAddedP50.toFixed(3)} ms p99 +${r.concurrentAddedP99.toFixed(3)} ms; peak RSS ${mib(r.peak)}\n`,
+      `${name}: sequential ${k(r.sequentialRate)} msg/s, added p50 +${r.sequentialAddedP50.toFixed(3)} ms p99 +${r.sequentialAddedP99.toFixed(3)} ms per round trip; concurrent ${k(r.concurrentRate)} msg/s, added p50 +${r.concurrentAddedP50.toFixed(3)} ms p99 +${r.concurrentAddedP99.toFixed(3)} ms; proxy CPU ${us(r.cpuPerMessageUs)} per message; peak RSS ${mib(r.peak)}\n`,
     );
   }
 }

@@ -2,7 +2,7 @@ import { CursorWrapError } from "@cursor-wrap/errors";
 import { LogDirError } from "@cursor-wrap/logger";
 import { AgentSpawnError, PtyUnavailableError } from "@cursor-wrap/supervisor";
 import { describe, expect, it } from "vitest";
-import { agentStartMessage, messageWithHint } from "./error-hints.js";
+import { agentStartMessage, mcpLimitHint, messageWithHint } from "./error-hints.js";
 
 describe("messageWithHint", () => {
   it("names --log-dir for a log directory that cannot be written", () => {
@@ -49,5 +49,18 @@ describe("agentStartMessage", () => {
     },
   ])("$shown", ({ error, shown }) => {
     expect(agentStartMessage(error)).toBe(shown);
+  });
+});
+
+describe("mcpLimitHint", () => {
+  it("names the flag of the limit an MCP proxy's record says was reached", () => {
+    expect(mcpLimitHint({ msg: "mcp_oversize_line", max_line_bytes: 1024 })).toBe(
+      "--max-line raises the line cap",
+    );
+    expect(mcpLimitHint({ msg: "mcp_request_timed_out", cause: "cap" })).toBe(
+      "--max-request-time raises the cap",
+    );
+    expect(mcpLimitHint({ msg: "mcp_request_timed_out", cause: "timeout" })).toBeUndefined();
+    expect(mcpLimitHint({ msg: "mcp_message" })).toBeUndefined();
   });
 });

@@ -41,3 +41,16 @@ export function agentStartMessage(error: AgentSpawnError): string {
       return error.message;
   }
 }
+
+/**
+ * The flag that raises the limit an MCP proxy's record says was reached, as a hint to append to
+ * its summary; the proxy's records carry the limit (`max_line_bytes`, `cause: "cap"`), not the
+ * flag.
+ */
+export function mcpLimitHint(record: Record<string, unknown>): string | undefined {
+  if (record.msg === "mcp_oversize_line") return "--max-line raises the line cap";
+  if (record.msg === "mcp_request_timed_out" && record.cause === "cap") {
+    return "--max-request-time raises the cap";
+  }
+  return undefined;
+}

@@ -7,8 +7,6 @@ export type {
   ScanStatus,
 } from "./json-scanner.js";
 export { createJsonScanner, pathKey, scanJson } from "./json-scanner.js";
-export type { Framed, LineSplitter } from "./line-splitter.js";
-export { createLineSplitter } from "./line-splitter.js";
 export type {
   InvalidReason,
   JsonRpcBatch,

@@ -2,6 +2,10 @@
 // classified; a line too long to hold streamed through in pieces while its envelope (top-level
 // `jsonrpc`, `id`, `method`) is read as it passes; and, for a peer that is not trusted, the
 // smuggling guard: only a line cut short inside an object may cast doubt on the lines after it.
+// The framing is the project's one line reader (@cursor-wrap/events/line-reader); this module is
+// its JSON-RPC classifier.
+
+import { createLineReader, LINE_HEAD_BYTES, type LinePiece } from "@cursor-wrap/events/line-reader";
 
 import {
   createJsonScanner,
@@ -10,7 +14,6 @@ import {
   pathKey,
   type ScanResult,
 } from "./json-scanner.js";
-import { createLineSplitter, type Framed } from "./line-splitter.js";
 import {
   classifyLine,
   exactId,
@@ -180,7 +183,6 @@ function classifyScanned(result: ScanResult, envelope: OversizeEnvelope): JsonRp
 
 /** Create a reader; see {@link MessageReaderOptions}. */
 export function createMessageReader(options: MessageReaderOptions): MessageReader {
-  const splitter = createLineSplitter({ maxLineBytes: options.maxLineBytes });
   const capture: JsonPath[] = [...ENVELOPE, ...(options.oversizeCapture ?? [])];
   for (let index = 0; index < BATCH_MEMBERS; index += 1) {
     capture.push([index, "id"], [index, "method"]);
@@ -189,62 +191,7 @@ export function createMessageReader(options: MessageReaderOptions): MessageReade
   let suspect = false;
   let scanner: JsonScanner | undefined;
   let oversizeSuspect = false;
-
-  const toItems = (framed: Framed[]): ReadItem[] => {
-    const items: ReadItem[] = [];
-    for (const item of framed) {
-      if (item.kind === "oversize") {
-        if (item.first) {
-          scanner = createJsonScanner({ capture });
-          oversizeSuspect = suspect;
-        }
-        scanner!.push(item.raw.subarray(0, item.final ? lineLength(item.raw) : item.raw.length));
-        const result = scanner!.result();
-        const envelope = envelopeOf(result);
-        const piece: OversizePiece = {
-          raw: item.raw,
-          first: item.first,
-          final: item.final,
-          bytes: item.bytes,
-          head: item.head,
-          envelope,
-          suspect: oversizeSuspect,
-        };
-        if (item.final) {
-          piece.message = classifyScanned(result, envelope);
-          scanner = undefined;
-          if (options.guard) updateSuspicion(piece.message);
-        }
-        items.push({ kind: "oversize", piece });
-        continue;
-      }
-      const unterminated = item.unterminated === true;
-      const message = classifyLine(item.line);
-      const wasSuspect = suspect;
-      if (options.guard) updateSuspicion(message);
-      if (message.kind === "invalid") {
-        items.push({
-          kind: "dropped",
-          reason: message.reason,
-          raw: item.raw,
-          line: item.line,
-          unterminated,
-        });
-      } else if (wasSuspect && options.guard) {
-        items.push({
-          kind: "dropped",
-          reason: "smuggled",
-          message,
-          raw: item.raw,
-          line: item.line,
-          unterminated,
-        });
-      } else {
-        items.push({ kind: "message", message, raw: item.raw, line: item.line, unterminated });
-      }
-    }
-    return items;
-  };
+  let oversizeHead: Buffer = Buffer.alloc(0);
 
   /** A line cut short starts the doubt; a line that is not JSON on its own ends it. */
   function updateSuspicion(message: JsonRpcMessage): void {
@@ -253,13 +200,51 @@ export function createMessageReader(options: MessageReaderOptions): MessageReade
     else if (message.reason === "not-json" || message.reason === "not-utf8") suspect = false;
   }
 
-  return {
-    push: (chunk) => toItems(splitter.push(chunk)),
-    end: () => toItems(splitter.end()),
+  const line = (raw: Buffer, terminated: boolean): ReadItem => {
+    const unterminated = !terminated;
+    const text = terminated ? raw.subarray(0, raw.length - 1) : raw;
+    const message = classifyLine(text);
+    const wasSuspect = suspect;
+    if (options.guard) updateSuspicion(message);
+    if (message.kind === "invalid") {
+      return { kind: "dropped", reason: message.reason, raw, line: text, unterminated };
+    }
+    if (wasSuspect && options.guard) {
+      return { kind: "dropped", reason: "smuggled", message, raw, line: text, unterminated };
+    }
+    return { kind: "message", message, raw, line: text, unterminated };
   };
-}
 
-/** The length of a final piece without its `\n` (and a `\r` before it: JSON whitespace). */
-function lineLength(raw: Buffer): number {
-  return raw.length > 0 && raw[raw.length - 1] === 0x0a ? raw.length - 1 : raw.length;
+  const piece = (framed: LinePiece): ReadItem => {
+    if (framed.first) {
+      scanner = createJsonScanner({ capture });
+      oversizeSuspect = suspect;
+      // A copy: the head outlives the chunk it came in.
+      oversizeHead = Buffer.from(framed.raw.subarray(0, LINE_HEAD_BYTES));
+    }
+    const raw = framed.raw;
+    scanner!.push(framed.terminated ? raw.subarray(0, raw.length - 1) : raw);
+    const result = scanner!.result();
+    const envelope = envelopeOf(result);
+    const oversize: OversizePiece = {
+      raw,
+      first: framed.first,
+      final: framed.final,
+      bytes: framed.offset + raw.length,
+      head: oversizeHead,
+      envelope,
+      suspect: oversizeSuspect,
+    };
+    if (framed.final) {
+      oversize.message = classifyScanned(result, envelope);
+      scanner = undefined;
+      if (options.guard) updateSuspicion(oversize.message);
+    }
+    return { kind: "oversize", piece: oversize };
+  };
+
+  return createLineReader<ReadItem>(
+    { line, piece },
+    { maxLineBytes: options.maxLineBytes, copyPartial: true },
+  );
 }

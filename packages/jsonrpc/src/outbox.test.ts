@@ -29,6 +29,9 @@ function stuckPipe(highWaterMark = 16) {
   };
 }
 
+/** The end of the current turn of the event loop, when a coalescing outbox writes. */
+const endOfTurn = (): Promise<void> => new Promise((resolve) => queueMicrotask(resolve));
+
 describe("createOutbox", () => {
   it("queues whole lines while the pipe is full, and each can be withdrawn until written", () => {
     const pipe = stuckPipe();
@@ -67,5 +70,53 @@ describe("createOutbox", () => {
     outbox.insert("own\n");
     outbox.forwardPiece(Buffer.from("er}\n"), true);
     expect(written.join("")).toBe("{longer}\nown\n");
+  });
+
+  it("writes the lines of one turn of the event loop with one write, in order", async () => {
+    const written: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        written.push(chunk.toString());
+        callback();
+      },
+    });
+    const outbox = createOutbox({ stream, maxQueuedBytes: 1_024, coalesce: true });
+    const first = outbox.forward(Buffer.from("one\n"));
+    const second = outbox.insert("two\n");
+    outbox.forward(Buffer.from("three\n"));
+    outbox.forward(Buffer.from("four\n"));
+    // Until the turn ends, a line can still be taken back.
+    expect(written).toEqual([]);
+    expect(second.withdraw()).toBe(true);
+    await endOfTurn();
+    expect(written).toEqual(["one\nthree\nfour\n"]);
+    expect(first.state).toBe("written");
+    expect(first.withdraw()).toBe(false);
+    outbox.forward(Buffer.from("five\n"));
+    outbox.end();
+    await endOfTurn();
+    expect(written).toEqual(["one\nthree\nfour\n", "five\n"]);
+    expect(stream.writableEnded).toBe(true);
+  });
+
+  it("writes a turn's lines no further than a line-by-line writer would into a full pipe", async () => {
+    const pipe = stuckPipe(16);
+    const outbox = createOutbox({ stream: pipe.stream, maxQueuedBytes: 1_024, coalesce: true });
+    const lines = ["aaaaaaaaaa\n", "bbbbbbbbbb\n", "cc\n", "dd\n"];
+    const tickets = lines.map((line) => outbox.forward(Buffer.from(line)));
+    await endOfTurn();
+    // The first two reach the high-water mark: written; the rest wait, and can be withdrawn.
+    expect(tickets.map((ticket) => ticket.state)).toEqual([
+      "written",
+      "written",
+      "queued",
+      "queued",
+    ]);
+    expect(outbox.blocked).toBe(true);
+    expect(outbox.queuedBytes).toBe(6);
+    expect(tickets[2]!.withdraw()).toBe(true);
+    pipe.release();
+    await endOfTurn();
+    expect(pipe.written.join("")).toBe("aaaaaaaaaa\nbbbbbbbbbb\ndd\n");
   });
 });

@@ -32,11 +32,15 @@ const REMEMBERED_ANSWERS = 10_000;
 export interface LinkState {
   readonly serverId: string;
   readonly policy: RequestPolicy;
+  /** Longest line parsed (bytes); a longer one passes in pieces or is dropped. */
+  readonly maxLineBytes: number;
   /** Monotonic clock, ms. */
   readonly now: () => number;
   record(name: McpRecordName, fields: Record<string, unknown>): void;
   /** Whether records go anywhere (messages are not described for nobody). */
   readonly logging: boolean;
+  /** The log's fast path for `mcp_message` records, when it has one. */
+  readonly messageRecord: ((members: string) => void) | undefined;
   readonly toClient: Outbox;
   readonly toServer: Outbox;
   readonly pending: PendingRequests<RequestMeta>;

@@ -16,37 +16,100 @@ export function logMessage(
   bytes: number,
 ): void {
   if (!state.logging) return;
-  const fields: Record<string, unknown> = { dir: direction, kind: message.kind, bytes };
+  if (state.messageRecord) state.messageRecord(messageMembers(state, direction, message, bytes));
+  else state.record("mcp_message", messageFields(state, direction, message, bytes));
+}
+
+/** What a message's record says: its fields, in the order the log writes them. */
+function messageFacts(
+  state: LinkState,
+  direction: Direction,
+  message: ValidMessage,
+): {
+  id?: unknown;
+  method?: string;
+  tool?: string;
+  latencyMs?: number;
+  errorCode?: unknown;
+  requests?: number;
+} {
   switch (message.kind) {
-    case "request": {
-      fields.id = loggedId(message.id);
-      fields.method = message.method;
-      const tool = toolOf(message);
-      if (tool !== undefined) fields.tool = tool;
-      break;
-    }
+    case "request":
+      return { id: loggedId(message.id), method: message.method, tool: toolOf(message) };
     case "notification":
-      fields.method = message.method;
-      break;
+      return { method: message.method };
     case "response": {
-      fields.id = loggedId(message.id);
+      const id = loggedId(message.id);
+      const errorCode = message.errorCode;
       const request = direction === "server→client" ? state.pending.get(message.id.key) : undefined;
+      if (request) {
+        const latencyMs = Math.round((state.pending.now() - request.startedAt) * 1000) / 1000;
+        return { id, method: request.meta.method, tool: request.meta.tool, latencyMs, errorCode };
+      }
       const asked =
         direction === "client→server" ? state.serverRequests.get(message.id.key) : undefined;
-      if (request) {
-        fields.method = request.meta.method;
-        if (request.meta.tool !== undefined) fields.tool = request.meta.tool;
-        fields.latency_ms = Math.round((state.pending.now() - request.startedAt) * 1000) / 1000;
-      } else if (asked) {
-        fields.method = asked.method;
-        fields.latency_ms = Math.round((state.now() - asked.startedAt) * 1000) / 1000;
+      if (asked) {
+        const latencyMs = Math.round((state.now() - asked.startedAt) * 1000) / 1000;
+        return { id, method: asked.method, latencyMs, errorCode };
       }
-      if (message.errorCode !== undefined) fields.error_code = message.errorCode;
-      break;
+      return { id, errorCode };
     }
     case "batch":
-      fields.requests = message.requestIds.length;
-      break;
+      return { requests: message.requestIds.length };
   }
-  state.record("mcp_message", fields);
+}
+
+/** The record's fields as an object (for a log without `messageRecord`). */
+function messageFields(
+  state: LinkState,
+  direction: Direction,
+  message: ValidMessage,
+  bytes: number,
+): Record<string, unknown> {
+  const facts = messageFacts(state, direction, message);
+  const fields: Record<string, unknown> = { dir: direction, kind: message.kind, bytes };
+  if (facts.id !== undefined) fields.id = facts.id;
+  if (facts.method !== undefined) fields.method = facts.method;
+  if (facts.tool !== undefined) fields.tool = facts.tool;
+  if (facts.latencyMs !== undefined) fields.latency_ms = facts.latencyMs;
+  if (facts.errorCode !== undefined) fields.error_code = facts.errorCode;
+  if (facts.requests !== undefined) fields.requests = facts.requests;
+  return fields;
+}
+
+// The members every record starts with, written once.
+const HEADS = {
+  "client→server": {
+    request: '"dir":"client→server","kind":"request","bytes":',
+    notification: '"dir":"client→server","kind":"notification","bytes":',
+    response: '"dir":"client→server","kind":"response","bytes":',
+    batch: '"dir":"client→server","kind":"batch","bytes":',
+  },
+  "server→client": {
+    request: '"dir":"server→client","kind":"request","bytes":',
+    notification: '"dir":"server→client","kind":"notification","bytes":',
+    response: '"dir":"server→client","kind":"response","bytes":',
+    batch: '"dir":"server→client","kind":"batch","bytes":',
+  },
+} as const;
+
+/**
+ * The same fields as {@link messageFields}, as JSON members, built as text: every value that
+ * comes from a peer goes through `JSON.stringify`, as it would in an object.
+ */
+function messageMembers(
+  state: LinkState,
+  direction: Direction,
+  message: ValidMessage,
+  bytes: number,
+): string {
+  const facts = messageFacts(state, direction, message);
+  let members = HEADS[direction][message.kind] + bytes;
+  if (facts.id !== undefined) members += `,"id":${JSON.stringify(facts.id)}`;
+  if (facts.method !== undefined) members += `,"method":${JSON.stringify(facts.method)}`;
+  if (facts.tool !== undefined) members += `,"tool":${JSON.stringify(facts.tool)}`;
+  if (facts.latencyMs !== undefined) members += `,"latency_ms":${facts.latencyMs}`;
+  if (facts.errorCode !== undefined) members += `,"error_code":${JSON.stringify(facts.errorCode)}`;
+  if (facts.requests !== undefined) members += `,"requests":${facts.requests}`;
+  return members;
 }

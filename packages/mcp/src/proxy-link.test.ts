@@ -300,7 +300,7 @@ describe("linkMcpPeers: the smaller defects (item 7)", () => {
     expect(t.answersFor(2)).toMatchObject([{ error: { code: SERVER_GONE_CODE } }]);
   });
 
-  it("lets progress extend a request, but not past --max-request-time", async () => {
+  it("lets progress extend a request, but not past the cap on any request's time", async () => {
     const t = setUp();
     t.send(call(1, "slow", { _meta: { progressToken: "p" } }));
     await settle();
@@ -316,6 +316,10 @@ describe("linkMcpPeers: the smaller defects (item 7)", () => {
       { error: { code: REQUEST_TIMEOUT_CODE, data: { cap: true, timeoutMs: 10_000 } } },
     ]);
     expect(t.toServer()).toContain('"requestId":1');
+    // The limit travels as data; the CLI names the flag that raises it.
+    expect((t.answersFor(1)[0] as { error: { message: string } }).error.message).not.toContain(
+      "--",
+    );
   });
 
   it("never cancels initialize: answers it and says the proxy must stop", async () => {
@@ -369,5 +373,43 @@ describe("linkMcpPeers: the smaller defects (item 7)", () => {
       "9007199254740993",
     );
     expect(t.toServer()).toContain('"requestId":9007199254740993');
+  });
+});
+
+describe("linkMcpPeers: message records", () => {
+  it("gives a log with messageRecord the same fields, as JSON members", async () => {
+    const traffic = async (t: ReturnType<typeof setUp>): Promise<void> => {
+      t.send(call(1, 'weird "tool"\n'));
+      t.send({ method: "notifications/initialized" });
+      await settle();
+      t.reply({ id: 1, error: { code: -32000, message: "no" } });
+      t.reply({ id: 99, method: "roots/list" });
+      await settle();
+      t.send({ id: 99, result: { roots: [] } });
+      t.send('[{"jsonrpc":"2.0","id":7,"method":"ping"}]\n');
+      await settle();
+    };
+    const byObject = setUp();
+    await traffic(byObject);
+    const members: string[] = [];
+    const byText = setUp({
+      log: {
+        record: () => undefined,
+        messageRecord: (text) => members.push(text),
+      },
+    });
+    await traffic(byText);
+    const expected = byObject.records
+      .filter((record) => record.name === "mcp_message")
+      .map((record) => ({ ...record.fields, latency_ms: "?" }));
+    const parsed = members.map(
+      (text): Record<string, unknown> => ({
+        ...(JSON.parse(`{${text}}`) as Record<string, unknown>),
+        latency_ms: "?",
+      }),
+    );
+    // Every kind of message, both ways; latencies differ by run, the rest is the same.
+    expect(new Set(parsed.map((fields) => `${fields.dir} ${fields.kind}`)).size).toBe(6);
+    expect(parsed).toEqual(expected);
   });
 });

@@ -86,9 +86,12 @@ export function linkMcpPeers(options: McpLinkOptions): McpLink {
   const record: LinkState["record"] = (name, fields) => options.log?.record(name, fields);
   // Created below, with the state it answers through.
   let pending: PendingRequests<RequestMeta>;
+  // Both sides coalesce: the messages of one chunk of input, and what they lead to, go out
+  // with one write per side (one write(2) per message was most of the proxy's time).
   const toClient = createOutbox({
     stream: client.output,
     maxQueuedBytes: options.maxQueuedBytes,
+    coalesce: true,
     // The client does not read: hold the server's output, and stop every request's clock
     // (the wait is not the server's doing).
     onBlocked() {
@@ -107,6 +110,7 @@ export function linkMcpPeers(options: McpLinkOptions): McpLink {
   const toServer = createOutbox({
     stream: server.output,
     maxQueuedBytes: options.maxQueuedBytes,
+    coalesce: true,
     // The server does not read: the client goes on being read, its messages queue up.
     onBlocked() {
       record("mcp_server_not_reading", {
@@ -123,10 +127,12 @@ export function linkMcpPeers(options: McpLinkOptions): McpLink {
 
   const state: LinkState = {
     serverId: options.serverId,
+    maxLineBytes: options.maxLineBytes,
     policy: options.policy,
     now: options.now,
     record,
     logging: options.log !== undefined,
+    messageRecord: options.log?.messageRecord?.bind(options.log),
     toClient,
     toServer,
     get pending() {

@@ -233,7 +233,10 @@ describe("startMcpProxy", () => {
     expect(t.records.find((record) => record.name === "mcp_oversize_line")?.fields).toMatchObject({
       dir: "server→client",
       passed: true,
+      max_line_bytes: 64 * 1024,
     });
+    // The library says which limit, as data; naming the CLI's flag is the CLI's part.
+    for (const record of t.records) expect(String(record.fields.summary)).not.toContain("--");
     t.input.end();
     await t.proxy.done;
   });

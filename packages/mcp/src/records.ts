@@ -57,4 +57,10 @@ export type McpRecordName = keyof typeof MCP_RECORDS;
 /** Where the proxy writes its records (the CLI passes a session log; tests, an array). */
 export interface McpProxyLog {
   record(name: McpRecordName, fields: Record<string, unknown>): void;
+  /**
+   * An `mcp_message` record, its fields written as JSON members (`"dir":"…","kind":"…",…`):
+   * the proxy writes one per message, and building the text directly costs a fraction of an
+   * object serialised by the logger. Without it, messages go to `record` like the rest.
+   */
+  messageRecord?(members: string): void;
 }

@@ -8,7 +8,7 @@ import { formatDuration } from "@cursor-wrap/wording";
 export const MCP_DEFAULTS = {
   requestTimeoutMs: 300_000,
   initTimeoutMs: 60_000,
-  /** No request lives longer than this, progress or not (`--max-request-time`). */
+  /** No request lives longer than this, progress or not. */
   maxRequestTimeMs: 30 * 60_000,
   maxLineBytes: 64 * 1024 * 1024,
   stdinCloseGraceMs: 5_000,

@@ -57,7 +57,7 @@ export function answerExpired(
       meta.id,
       REQUEST_TIMEOUT_CODE,
       capped
-        ? `MCP server "${serverId}" did not finish ${what} within the ${limit} any request may take (--max-request-time), progress or not; cursor-wrap's MCP watchdog cancelled it`
+        ? `MCP server "${serverId}" did not finish ${what} within the ${limit} any request may take, progress or not; cursor-wrap's MCP watchdog cancelled it`
         : `MCP server "${serverId}" did not answer ${what} within ${limit}; cursor-wrap's MCP watchdog cancelled the request, and the server goes on serving others`,
       errorData(serverId, meta, {
         timeoutMs: capped ? policy.maxRequestTimeMs : request.timeoutMs,

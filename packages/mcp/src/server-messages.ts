@@ -12,6 +12,7 @@ import {
   type ReadItem,
   type ValidMessage,
 } from "@cursor-wrap/jsonrpc";
+import { formatBytes } from "@cursor-wrap/wording";
 import { errorData, forgetProgress, type LinkState, type RequestMeta } from "./link-state.js";
 import { progressKey, SERVER_GONE_CODE } from "./mcp-messages.js";
 import { logMessage } from "./message-log.js";
@@ -79,8 +80,8 @@ function failOversizeAnswer(
     errorResponse(
       meta.id,
       SERVER_GONE_CODE,
-      `MCP server "${state.serverId}" answered ${describeRequest(meta.method, meta.tool)} with a line above --max-line that ${why}`,
-      errorData(state.serverId, meta),
+      `MCP server "${state.serverId}" answered ${describeRequest(meta.method, meta.tool)} with a line longer than the proxy's ${formatBytes(state.maxLineBytes)} line cap that ${why}`,
+      errorData(state.serverId, meta, { maxLineBytes: state.maxLineBytes }),
     ),
   );
 }
@@ -144,11 +145,12 @@ export function createServerHandler(
     state.record("mcp_oversize_line", {
       dir: "server→client",
       head_bytes: piece.head.length,
+      max_line_bytes: state.maxLineBytes,
       passed: passing,
       ...(passing ? {} : { reason: why }),
       summary: passing
-        ? "a line above --max-line passes through in pieces, unparsed"
-        : `a line above --max-line is dropped: ${why}`,
+        ? "a line above the line cap passes through in pieces, unparsed"
+        : `a line above the line cap is dropped: ${why}`,
     });
     return { passing, settled, why };
   };
@@ -163,7 +165,8 @@ export function createServerHandler(
       state.record("mcp_oversize_line", {
         dir: "server→client",
         bytes: piece.bytes,
-        summary: "a line above --max-line turned out not to be JSON half-way: cut off there",
+        max_line_bytes: state.maxLineBytes,
+        summary: "a line above the line cap turned out not to be JSON half-way: cut off there",
       });
       if (line.settled) failOversizeAnswer(state, line.settled, "was not valid JSON");
       line.settled = undefined;

@@ -18,6 +18,7 @@ export function discardingLog(): SessionLog {
     stderrAll: nothing,
     decision: nothing,
     debug: nothing,
+    debugRecord: nothing,
     info: nothing,
     warn: nothing,
     error: nothing,

@@ -4,6 +4,7 @@
 import { dirname } from "node:path";
 import { terminalSafe } from "@cursor-wrap/events";
 import { LEVELS, listMcpLogs, readSessionLog } from "@cursor-wrap/logger";
+import { mcpLimitHint } from "../../error-hints.js";
 
 /** One record of an MCP proxy's log, with its server and time. */
 export interface McpTimelineRecord {
@@ -78,11 +79,11 @@ export function mcpTimelineLine({ server, record }: McpTimelineRecord): string |
       return `· ${name}: proxy started (${text(record.command)})`;
     case "mcp_proxy_end":
       return `· ${name}: proxy ended, exit ${text(record.exit_code)} (${text(record.summary)})`;
-    default:
-      return typeof record.level === "number" &&
-        record.level >= LEVELS.warn &&
-        record.summary !== undefined
-        ? `⚠ ${name}: ${text(record.summary)}`
-        : undefined;
+    default: {
+      if (typeof record.level !== "number" || record.level < LEVELS.warn) return undefined;
+      if (record.summary === undefined) return undefined;
+      const hint = mcpLimitHint(record);
+      return `⚠ ${name}: ${text(record.summary)}${hint === undefined ? "" : ` (${hint})`}`;
+    }
   }
 }
