@@ -4,6 +4,12 @@
 // lines: init, an answer, the result) against `node -e 0`, and `--version`, in alternating
 // rounds; medians of wall and CPU time (user + sys of the process tree). Run alone
 // (`node bench/startup.mjs`, BENCH_ROUNDS) or from run.mjs.
+//
+// BENCH_INSTRUCTIONS=1 also counts the instructions each of the three executes in the Node
+// process (all its threads; not the kernel's work, nor the agent's), under valgrind's
+// callgrind: the same count on a quiet machine and a loaded one, where wall and CPU times
+// are not (a shared 2-core machine spreads them by tens of milliseconds). Each run takes
+// seconds under valgrind, so it runs once.
 
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -12,6 +18,24 @@ import { join, resolve } from "node:path";
 import { summary } from "./lib/measure.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..");
+
+/** Instructions one run of `command` executes in user space, counted by callgrind. */
+function instructions(command, args, work) {
+  const out = join(work, "callgrind.out");
+  const result = spawnSync(
+    "valgrind",
+    ["--tool=callgrind", `--callgrind-out-file=${out}`, command, ...args],
+    { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" },
+  );
+  rmSync(out, { force: true });
+  const refs = /I\s+refs:\s+([\d,]+)/.exec(result.stderr ?? "")?.[1];
+  if (result.status !== 0 || refs === undefined) {
+    throw new Error(
+      `valgrind ${command} ${args.join(" ")}: ${result.error?.message ?? result.stderr}`,
+    );
+  }
+  return Number(refs.replaceAll(",", ""));
+}
 
 /** Wall and CPU ms of one run, under GNU time. */
 function run(command, args, work) {
@@ -27,11 +51,12 @@ function run(command, args, work) {
 }
 
 /**
- * @param {{ cli?: string, rounds?: number }} [options]
+ * @param {{ cli?: string, rounds?: number, countInstructions?: boolean }} [options]
  */
 export function startupOverhead({
   cli = join(ROOT, "apps", "cursor-wrap", "bin", "cursor-wrap.js"),
   rounds = 21,
+  countInstructions = false,
 } = {}) {
   const work = mkdtempSync(join(tmpdir(), "cursor-wrap-startup-"));
   try {
@@ -55,17 +80,15 @@ export function startupOverhead({
     const wrapped = [];
     const version = [];
     const loads = [];
+    const commandLines = {
+      bare: ["-e", "0"],
+      wrapped: [cli, "-p", "x", "--agent-bin", agent, "--log-dir", logs, "--log-level", "silent"],
+      version: [cli, "--version"],
+    };
     const runs = {
-      bare: () => bare.push(run(process.execPath, ["-e", "0"], work)),
-      wrapped: () =>
-        wrapped.push(
-          run(
-            process.execPath,
-            [cli, "-p", "x", "--agent-bin", agent, "--log-dir", logs, "--log-level", "silent"],
-            work,
-          ),
-        ),
-      version: () => version.push(run(process.execPath, [cli, "--version"], work)),
+      bare: () => bare.push(run(process.execPath, commandLines.bare, work)),
+      wrapped: () => wrapped.push(run(process.execPath, commandLines.wrapped, work)),
+      version: () => version.push(run(process.execPath, commandLines.version, work)),
     };
     // One warm-up of each (the file cache), then alternating rounds.
     for (const go of Object.values(runs)) go();
@@ -77,7 +100,16 @@ export function startupOverhead({
       for (const name of order) runs[name]();
     }
     const of = (values, key) => summary(values.map((value) => value[key]));
+    const counted = countInstructions
+      ? Object.fromEntries(
+          Object.entries(commandLines).map(([name, args]) => [
+            name,
+            instructions(process.execPath, args, work),
+          ]),
+        )
+      : undefined;
     return {
+      instructions: counted,
       rounds,
       loads,
       bare: { wall: of(bare, "wallMs"), cpu: of(bare, "cpuMs") },
@@ -97,8 +129,16 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const r = startupOverhead({
     cli: process.env.BENCH_CLI ? resolve(process.env.BENCH_CLI) : undefined,
     rounds: Number(process.env.BENCH_ROUNDS ?? 21),
+    countInstructions: process.env.BENCH_INSTRUCTIONS === "1",
   });
   const f = (s) => `${s.median.toFixed(0)} ms (${s.min.toFixed(0)}–${s.max.toFixed(0)})`;
+  const i = r.instructions;
+  const m = (count) => `${(count / 1e6).toFixed(0)} M`;
+  if (i) {
+    process.stdout.write(
+      `instructions (callgrind): node -e 0 ${m(i.bare)}; cursor-wrap -p ${m(i.wrapped)} (+${m(i.wrapped - i.bare)}); --version ${m(i.version)} (+${m(i.version - i.bare)})\n`,
+    );
+  }
   process.stdout.write(
     `${r.rounds} rounds; node -e 0: ${f(r.bare.wall)} wall, ${f(r.bare.cpu)} CPU; cursor-wrap -p (trivial agent): ${f(r.wrapped.wall)} wall, ${f(r.wrapped.cpu)} CPU; --version: ${f(r.version.wall)} wall\n` +
       `added by cursor-wrap -p, paired: ${f(r.overheadWall)} wall, ${f(r.overheadCpu)} CPU; --version beyond node -e 0: ${f(r.versionWall)} wall; load ${r.loads.join(" ")}\n`,

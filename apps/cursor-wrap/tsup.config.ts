@@ -1,9 +1,27 @@
 import { readFileSync } from "node:fs";
-import { defineConfig } from "tsup";
+import { defineConfig, type Options } from "tsup";
 
 const { version } = JSON.parse(
   readFileSync(new URL("./package.json", import.meta.url), "utf8"),
 ) as { version: string };
+
+// Bundled CommonJS code (pino) calls require() through esbuild's shim, which looks for a
+// `require` in its own module's scope: the banner gives the ESM bundle one.
+const REQUIRE_BANNER =
+  'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);';
+
+/**
+ * Keeps the banner only in the chunk that holds the shim (`typeof require !== "undefined"`):
+ * `createRequire` in each of the 25 chunks a run loads cost several milliseconds of start-up
+ * (P6, BENCHMARKS.md). The line is emptied, not removed, so the source maps stay right.
+ */
+const requireOnlyWhereUsed: NonNullable<Options["plugins"]>[number] = {
+  name: "require-only-where-used",
+  renderChunk(code) {
+    if (!code.startsWith(REQUIRE_BANNER) || code.includes('typeof require !== "undefined"')) return;
+    return { code: code.slice(REQUIRE_BANNER.length) };
+  },
+};
 
 // One bundle (plus lazily loaded chunks per command) so start-up reads a handful of files
 // instead of resolving every package: measured in BENCHMARKS.md (P6).
@@ -26,9 +44,7 @@ export default defineConfig({
   // used).
   noExternal: [/^(?!@lydell\/node-pty$|node-pty$).*/],
   external: ["@lydell/node-pty", "node-pty"],
-  // Bundled CommonJS code (pino) calls require(): give the ESM bundle one.
-  banner: {
-    js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
-  },
+  banner: { js: REQUIRE_BANNER },
+  plugins: [requireOnlyWhereUsed],
   define: { CURSOR_WRAP_VERSION: JSON.stringify(version) },
 });

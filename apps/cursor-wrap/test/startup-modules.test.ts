@@ -1,10 +1,12 @@
 // What `--version` and `--help` load: every command's static module graph, so it must hold the
 // CLI's parser and flag table only, never the session log (pino), the schemas (zod) or the
-// process code. A loader hook records every module Node loads; the bundle's chunks still name
-// the files they were built from (`// ../../packages/logger/dist/session-log.js`).
+// process code. And what `-p` loads for a prompt: the turn's own code, not what only options
+// ask for (a turn input's schemas, the report, notifications, the trace). A loader hook
+// records every module Node loads; the bundle's chunks still name the files they were built
+// from (`// ../../packages/logger/dist/session-log.js`).
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -35,12 +37,16 @@ export async function load(url, context, nextLoad) {
 }
 
 /** The files a command line loads, and the source files bundled into them. */
-function loaded(args: string[]): { files: string[]; sources: string[]; stdout: string } {
-  const list = join(work, `loaded-${args.join("_")}.txt`);
+function loaded(
+  args: string[],
+  input = "",
+): { files: string[]; sources: string[]; stdout: string } {
+  const list = join(work, `loaded-${args.filter((arg) => !arg.includes("/")).join("_")}.txt`);
   const result = spawnSync(process.execPath, ["--import", hookRecordingTo(list), CLI, ...args], {
     encoding: "utf8",
+    input,
   });
-  expect(result.status).toBe(0);
+  expect(result.status, result.stderr).toBe(0);
   const files = readFileSync(list, "utf8")
     .split("\n")
     .filter((url) => url.startsWith("file:"))
@@ -77,5 +83,52 @@ describe.each([["--version"], ["--help"]])("cursor-wrap %s", (flag) => {
           )),
     );
     expect(forbidden).toEqual([]);
+  });
+});
+
+/** An agent that answers at once: init, one answer, the result (as a real turn's shape). */
+function quickAgent(): string {
+  const agent = join(work, "agent.sh");
+  const lines = [
+    { type: "system", subtype: "init", session_id: "s-1", model: "auto" },
+    {
+      type: "assistant",
+      message: { role: "assistant", content: [{ type: "text", text: "hi" }] },
+      session_id: "s-1",
+    },
+    { type: "result", subtype: "success", is_error: false, result: "hi", session_id: "s-1" },
+  ];
+  writeFileSync(
+    agent,
+    `#!/bin/sh\ncat <<'EOF'\n${lines.map((line) => JSON.stringify(line)).join("\n")}\nEOF\n`,
+  );
+  chmodSync(agent, 0o755);
+  return agent;
+}
+
+/** What only an option asks for: a turn input's schemas, the report, notifications, a trace. */
+const ONLY_WHEN_ASKED =
+  /node_modules\/\.pnpm\/(?:zod|ajv|fast-uri|@opentelemetry\+[a-z-]+)@|\/packages\/(?:report\/dist\/|notify\/dist\/(?:deliver|notification|notifier)\.js|otel\/dist\/run-trace\.js|run\/dist\/turn-input\.js|events\/dist\/(?:contract-)?schemas\.js|acp\/|mcp\/)/;
+
+describe("cursor-wrap -p", () => {
+  const common = () => ["--agent-bin", quickAgent(), "--log-dir", join(work, "logs")];
+
+  it("loads what a prompt turn needs, not what only an option asks for", () => {
+    const { sources, stdout } = loaded(["-p", "hi", ...common()]);
+    expect(stdout).toContain('"type":"result"');
+    // The hook saw the turn's code (else this test would prove nothing).
+    expect(sources).toContain("../../packages/run/dist/run-agent.js");
+    expect(sources.filter((source) => ONLY_WHEN_ASKED.test(source))).toEqual([]);
+  });
+
+  it("loads the turn input's schemas when the turn comes as a turn object", () => {
+    const turn = { type: "turn", turnId: "t-1", messages: [{ role: "user", content: "hi" }] };
+    const { sources, stdout } = loaded(
+      ["-p", "--input-format", "turn", "--output-format", "events", ...common()],
+      JSON.stringify(turn),
+    );
+    expect(stdout).toContain('"turnId":"t-1"');
+    expect(sources).toContain("../../packages/run/dist/turn-input.js");
+    expect(sources.some((source) => /node_modules\/\.pnpm\/ajv@/.test(source))).toBe(true);
   });
 });

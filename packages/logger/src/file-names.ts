@@ -32,7 +32,7 @@ const PATTERN =
  * start as `2026-11-22T12-05-01-123Z`.
  */
 export function logFileName(name: LogFileName): string {
-  const start = new Date(name.startedAt).toISOString().replace(/:/g, "-").replace(".", "-");
+  const start = startStamp(name.startedAt);
   const tags = [...new Set(name.tags)]
     .sort()
     .map((tag) => `.${tag}`)
@@ -60,4 +60,21 @@ export function parseLogFileName(path: string): LogFileName | undefined {
     sessionId: sessionId!,
     tags: (tags ?? "").split(".").filter(Boolean) as LogTag[],
   };
+}
+
+/**
+ * A log's start as its name writes it (`2026-11-22T12-05-01-123Z`): fixed width, so names sort
+ * as their starts do.
+ */
+export function startStamp(startedAt: number): string {
+  return new Date(startedAt).toISOString().replace(/:/g, "-").replace(".", "-");
+}
+
+/**
+ * Where the start stands in a log file's name (after `cursor-wrap-` and `mcp-`/`acp-`), as
+ * {@link startStamp} writes it; for a name that is not a log's, whatever stands there.
+ */
+export function stampOfName(name: string): string {
+  const at = name.startsWith("mcp-", 12) || name.startsWith("acp-", 12) ? 16 : 12;
+  return name.slice(at, at + 24);
 }

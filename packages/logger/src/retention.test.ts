@@ -46,6 +46,25 @@ describe("pruneLogs", () => {
     expect(readdirSync(dir).sort()).toEqual([fresh, oldFlagged, unrelated].sort());
   });
 
+  it("keeps a log that began within the retention without looking at the file", () => {
+    // Its name says it began a day ago: it was last written since, whatever its mtime says.
+    const recent = file(logFileName({ startedAt: NOW - DAY, sessionId: "recent", tags: [] }), 30);
+    const old = file(logFileName({ startedAt: NOW - 20 * DAY, sessionId: "old", tags: [] }), 30);
+    expect(pruneLogs(dir, { retentionMs: 7 * DAY, now: NOW })).toEqual([join(dir, old)]);
+    expect(readdirSync(dir)).toEqual([recent]);
+  });
+
+  it("reads the start of an MCP or ACP proxy's log from its name as well", () => {
+    const name = (kind: "mcp" | "acp", startedAt: number) =>
+      logFileName({ kind, startedAt, sessionId: "s", tags: [] });
+    const recent = [file(name("mcp", NOW - DAY), 30), file(name("acp", NOW - DAY), 30)];
+    const old = [file(name("mcp", NOW - 20 * DAY), 30), file(name("acp", NOW - 20 * DAY), 30)];
+    expect(pruneLogs(dir, { retentionMs: 7 * DAY, now: NOW }).sort()).toEqual(
+      old.map((entry) => join(dir, entry)).sort(),
+    );
+    expect(readdirSync(dir).sort()).toEqual(recent.sort());
+  });
+
   it("does nothing for a directory that does not exist", () => {
     expect(pruneLogs(join(dir, "missing"), { retentionMs: DAY })).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import { closeSync, lstatSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_RETENTION_MS } from "./defaults.js";
-import { parseLogFileName } from "./file-names.js";
+import { parseLogFileName, stampOfName, startStamp } from "./file-names.js";
 
 export { DEFAULT_RETENTION_MS };
 
@@ -59,7 +59,9 @@ function heldByLiveWriter(path: string, size: number): boolean {
  * Delete old session logs (R-LOG7): anything last written more than `retentionMs` ago, or
  * twice that for logs flagged by a hang, linger, budget or error. Files that are not
  * cursor-wrap logs are never touched, and neither is a log another live cursor-wrap is still
- * writing (however short the retention). Returns the deleted paths.
+ * writing (however short the retention). A log whose name says it began within the retention
+ * is kept without being looked at (it cannot have been last written before it began). Returns
+ * the deleted paths.
  */
 export function pruneLogs(dir: string, options: PruneOptions): string[] {
   const now = options.now ?? Date.now();
@@ -70,16 +72,25 @@ export function pruneLogs(dir: string, options: PruneOptions): string[] {
   } catch {
     return deleted;
   }
+  // A log is last written no earlier than it began, and its name says when that was, in a form
+  // that sorts as time does: one that began within the retention is kept without parsing its
+  // name or looking at the file. At start-up that is nearly every log in the directory, and
+  // parsing and a stat of each cost start-up time (P6, BENCHMARKS.md). A name that is not a
+  // log's may pass this test too: such files are never touched anyway.
+  const cutoff = now - options.retentionMs;
+  const recentFrom = Number.isFinite(cutoff) && cutoff >= 0 ? startStamp(cutoff) : undefined;
   for (const name of names) {
+    if (recentFrom !== undefined && stampOfName(name) >= recentFrom) continue;
     const parsed = parseLogFileName(name);
     if (!parsed) continue;
+    const keep = parsed.tags.includes("flagged") ? options.retentionMs * 2 : options.retentionMs;
+    if (now - parsed.startedAt <= keep) continue;
     const path = join(dir, name);
     try {
       // Only the log files themselves: a symlink is never followed (its target could be anywhere).
       const stats = lstatSync(path);
       if (!stats.isFile()) continue;
       const age = now - stats.mtimeMs;
-      const keep = parsed.tags.includes("flagged") ? options.retentionMs * 2 : options.retentionMs;
       if (age > keep && !heldByLiveWriter(path, stats.size)) {
         unlinkSync(path);
         deleted.push(path);

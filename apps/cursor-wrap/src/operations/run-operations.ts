@@ -8,15 +8,7 @@ import { appendFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import type { RecordTap, SessionLog } from "@cursor-wrap/logger";
-import {
-  ciRunUrl,
-  createNotificationSource,
-  createNotifier,
-  type DeliveryResult,
-  type NotificationSource,
-  type Notifier,
-  webhookTarget,
-} from "@cursor-wrap/notify";
+import type { DeliveryResult, NotificationSource, Notifier } from "@cursor-wrap/notify";
 import {
   endpointOrigin,
   openRunTrace,
@@ -24,13 +16,7 @@ import {
   tracesEndpoint,
   tracesRequested,
 } from "@cursor-wrap/otel";
-import {
-  createReportBuilder,
-  githubAnnotations,
-  githubSummary,
-  type ReportBuilder,
-  writeReportFile,
-} from "@cursor-wrap/report";
+import type { ReportBuilder } from "@cursor-wrap/report";
 import type { RunOptions } from "../options/run-options.js";
 import { printError } from "../print-error.js";
 import { VERSION } from "../version.js";
@@ -79,7 +65,8 @@ function githubFormat(options: OperationOptions, env: NodeJS.ProcessEnv): boolea
 
 /**
  * The operations the options ask for, or undefined when none is: then the log has no tap and
- * nothing here is loaded beyond this module (the trace's SDK only when a run traces).
+ * nothing here is loaded beyond this module (the report and notifications only when asked
+ * for, the trace's SDK only when a run traces).
  */
 export async function openRunOperations(
   options: OperationOptions,
@@ -90,6 +77,11 @@ export async function openRunOperations(
   const traces = tracesRequested(env, options.otel);
   const notifying = options.onVerdict !== undefined || options.notifyUrl !== undefined;
   if (options.reportFile === undefined && !github && !traces && !notifying) return undefined;
+  // Loaded only now: a run that asks for none of it does not pay for their load at start-up.
+  const [
+    { createReportBuilder, githubAnnotations, githubSummary, writeReportFile },
+    { ciRunUrl, createNotificationSource, createNotifier, webhookTarget },
+  ] = await Promise.all([import("@cursor-wrap/report"), import("@cursor-wrap/notify")]);
 
   const tool = { name: "cursor-wrap", version: VERSION };
   const reportPath = options.reportFile === undefined ? undefined : resolve(options.reportFile);

@@ -23,7 +23,7 @@ import {
   type WaitDisplay,
   writeRecord,
 } from "@cursor-wrap/run";
-import { parseTurnInput, type TurnInput, TurnInputError } from "@cursor-wrap/run/turn-input";
+import type { TurnInput } from "@cursor-wrap/run/turn-input";
 import type { SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
 import { SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
 import { openRunOperations, type RunOperations } from "../../operations/run-operations.js";
@@ -86,6 +86,8 @@ async function printPrompt(options: RunOptions, io: RunIo): Promise<PrintInput> 
     }
     if (io.stdin.isTTY) throw new UsageError("--input-format turn reads one turn object on stdin");
     const bytes = await readAll(io.stdin);
+    // Ajv and the zod schemas load only for a turn input: a prompt never needs them.
+    const { parseTurnInput, TurnInputError } = await import("@cursor-wrap/run/turn-input");
     try {
       const turn = parseTurnInput(bytes);
       return { prompt: turn.prompt, turn };
