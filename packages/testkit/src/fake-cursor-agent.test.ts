@@ -1,5 +1,5 @@
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -188,6 +188,17 @@ describe("fake-cursor-agent", () => {
     expect(events(result.stdout)[1]?.data).toMatchObject({
       message: { content: [{ text: "please" }] },
     });
+  });
+
+  it("waits for a file before playing the scenario after it (after-file:<path>|<scenario>)", () => {
+    const release = join(dir, "release");
+    writeFileSync(release, "");
+    const result = runAgent({ scenario: `after-file:${release}|abnormal:4` });
+    expect(result.status).toBe(4);
+    expect(readInvocations(record)[0]).toMatchObject({
+      scenario: `after-file:${release}|abnormal:4`,
+    });
+    expect(events(result.stdout).map((event) => event.type)).toContain("system");
   });
 
   it("plays explicit steps", () => {
