@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig, mergeConfig } from "vitest/config";
 
@@ -11,6 +12,10 @@ export const packageTests = defineConfig({
     // Pure logic, fake clocks: no test waits on time. The limit only catches a test that never
     // ends; 5 s (vitest's default) was hit by a 300-case property test on a loaded 2-core machine.
     testTimeout: 30_000,
+    // Pure logic with no module state a test changes (no vi.mock, fake timers restored after
+    // each test): the test files of a worker share one module graph instead of each importing
+    // it anew, which was most of these packages' time.
+    isolate: false,
   },
 });
 
@@ -25,6 +30,13 @@ export const realProcessTests = mergeConfig(
     test: {
       testTimeout: 60_000,
       hookTimeout: 60_000,
+      // These files spend most of their time waiting on the processes they start (a hang to be
+      // detected, a grace to run out), not on the CPU: vitest's default of one worker fewer than
+      // the cores (one, on two cores) would run them one after another. One more worker than
+      // there are cores keeps the CPU busy while files wait.
+      maxWorkers: availableParallelism() + 1,
+      // Some of these files mock modules or change the process's environment: each its own.
+      isolate: true,
     },
   }),
 );
