@@ -556,7 +556,7 @@ describe("cursor-wrap acp with the acpx client", () => {
       execFile(
         ACPX,
         ["--agent", agent, "--format", "json", "--approve-all", "exec", prompt],
-        { cwd: dir, env: agentEnv(dir), timeout: 60_000 },
+        { cwd: dir, env: agentEnv(dir), timeout: 120_000 },
         (error, stdout) => (error ? reject(error) : resolve(stdout)),
       );
     });

@@ -37,7 +37,7 @@ const messagesOf = (file: string): string[] =>
     .map((line) => String((JSON.parse(line) as { msg: unknown }).msg));
 
 describe("the session log's vocabulary", () => {
-  it("is written, shown and replayed as the record table says", { timeout: 120_000 }, async () => {
+  it("is written, shown and replayed as the record table says", { timeout: 240_000 }, async () => {
     const written = new Set<string>();
     const check = async ({ args, scenario }: (typeof RUNS)[number]): Promise<void> => {
       const result = await run([...args, ...FAST], { scenario });

@@ -141,7 +141,9 @@ describe("the package's commands", () => {
   });
 });
 
-describe.concurrent("fake-cursor-agent", () => {
+// Side by side, a test that plays five agents one after another waits for the others' agents
+// too: on a machine loaded to a load average of 30 that took over a minute.
+describe.concurrent("fake-cursor-agent", { timeout: 240_000 }, () => {
   it("reads its prompt from stdin, records the invocation and plays a valid normal turn", async ({
     kit,
   }) => {
