@@ -556,7 +556,7 @@ describe("cursor-wrap acp with the acpx client", () => {
       execFile(
         ACPX,
         ["--agent", agent, "--format", "json", "--approve-all", "exec", prompt],
-        { cwd: dir, env: agentEnv(dir), timeout: 60_000 },
+        { cwd: dir, env: agentEnv(dir), timeout: 120_000 },
         (error, stdout) => (error ? reject(error) : resolve(stdout)),
       );
     });
@@ -582,13 +582,17 @@ describe("cursor-wrap acp with the acpx client", () => {
         ...fake,
       ]);
     const sameCwd = (transcript: string, dir: string) => transcript.replaceAll(dir, "<cwd>");
-    const direct = await acpx(directDir, shellQuote(fake), "hello");
-    const proxied = await acpx(proxiedDir, proxy(proxiedDir, CALM), "hello");
+    const hungDir = workDir();
+    // Three separate clients in separate directories: side by side, as most of their time is
+    // acpx starting up and the parked turn's thresholds running out.
+    const [direct, proxied, hung] = await Promise.all([
+      acpx(directDir, shellQuote(fake), "hello"),
+      acpx(proxiedDir, proxy(proxiedDir, CALM), "hello"),
+      acpx(hungDir, proxy(hungDir, FAST), "scenario:parked search the web"),
+    ]);
     expect(sameCwd(proxied, proxiedDir)).toBe(sameCwd(direct, directDir));
     expect(direct).toContain('"stopReason":"end_turn"');
 
-    const hungDir = workDir();
-    const hung = await acpx(hungDir, proxy(hungDir, FAST), "scenario:parked search the web");
     expect(hung).toMatch(/cursor-wrap: web_search gave no result for \d+\.\ds; cancelled/);
     expect(hung.trim().split("\n").at(-1)).toMatch(/"result":\{"stopReason":"cancelled"\}/);
   });

@@ -116,8 +116,8 @@ const FLAG_ROWS: Array<[string[], string[], string]> = [
 
 describe("as a drop-in for cursor-agent", () => {
   // One test per row: each is two process starts, and the time limit applies to each, not to
-  // the sum of 36 of them on a loaded machine.
-  it.each(
+  // the sum of 36 of them on a loaded machine. The rows are independent runs: a few at a time.
+  it.concurrent.each(
     FLAG_ROWS.map(([argv, agent, prompt]) => ({ line: argv.join(" "), argv, agent, prompt })),
   )(
     "passes $line on, unchanged and in order, with the prompt on stdin",

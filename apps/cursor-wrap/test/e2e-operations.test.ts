@@ -2,7 +2,7 @@
 // ending, GitHub's job summary and annotations, the OpenTelemetry trace (--otel, TRACEPARENT),
 // and notifications (--on-verdict, --notify) against a local script and a local HTTP server.
 
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
@@ -18,6 +18,7 @@ import {
   FAST,
   invocations,
   logFiles,
+  loggedUntil,
   logRecords,
   run,
   wrap,
@@ -288,7 +289,8 @@ describe("notifications", () => {
 
   it("runs the command and posts the webhook once per event: hang, retry, done", async () => {
     const out = join(scratchDir(), "hook.jsonl");
-    const result = await run(
+    const release = join(scratchDir(), "release");
+    const wrapped = wrap(
       [
         "-p",
         "x",
@@ -302,9 +304,12 @@ describe("notifications", () => {
         url,
         ...FAST,
       ],
-      // The second attempt's 3 s tool call keeps the log open while the first notifications go.
-      { scenario: ["tool-hang:200", "normal:3000"] },
+      // The second attempt waits, keeping the log open, until the first notifications are in it.
+      { scenario: ["tool-hang:200", `after-file:${release}|normal`] },
     );
+    await loggedUntil(wrapped, (records) => named(records, "notify_sent").length >= 4);
+    writeFileSync(release, "");
+    const result = await wrapped.done;
     expect(result.code).toBe(0);
     const calls = readFileSync(out, "utf8")
       .split("\n")
@@ -341,7 +346,8 @@ describe("notifications", () => {
   it("--on-verdict-events filters; a failing command and a webhook that never answers are not fatal", async () => {
     const out = join(scratchDir(), "hook.jsonl");
     respond = () => "never";
-    const result = await run(
+    const release = join(scratchDir(), "release");
+    const wrapped = wrap(
       [
         "-p",
         "x",
@@ -359,9 +365,18 @@ describe("notifications", () => {
         "1s",
         ...FAST,
       ],
-      // The second attempt hangs only after 3 s: the log is open while the first hang's go.
-      { scenario: ["tool-hang:200", "tool-hang:3000"] },
+      // The second attempt hangs only once the first hang's notifications have failed in the log.
+      { scenario: ["tool-hang:200", `after-file:${release}|tool-hang:200`] },
     );
+    await loggedUntil(wrapped, (records) => {
+      const failed = named(records, "notify_failed");
+      return (
+        failed.some((record) => record.channel === "command") &&
+        failed.some((record) => record.channel === "webhook" && record.timed_out === true)
+      );
+    });
+    writeFileSync(release, "");
+    const result = await wrapped.done;
     // Two hangs, then it gave up: the exit code is the run's, not the notifications'.
     expect(result.code).toBe(2);
     const events = readFileSync(out, "utf8")

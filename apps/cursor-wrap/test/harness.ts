@@ -123,6 +123,9 @@ export function wrap(args: string[], options: WrapOptions = {}): Wrapped {
   const waiters: Array<{ text: string; resolve: () => void }> = [];
   child.stdout.on("data", (chunk: Buffer) => {
     stdout.push(chunk);
+    // Joining everything read so far at every chunk costs the square of the output (minutes
+    // for a 50 MB line): only when a test waits for something.
+    if (waiters.length === 0) return;
     const text = Buffer.concat(stdout).toString("utf8");
     for (const waiter of waiters.splice(0)) {
       if (text.includes(waiter.text)) waiter.resolve();
@@ -186,6 +189,33 @@ export function logRecords(run: { logDir: string }): Array<Record<string, unknow
     .split("\n")
     .filter(Boolean)
     .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/**
+ * Resolves with the records of a running wrapper's log once `enough` holds for them (read as
+ * the log grows), or with what is there when the wrapper ended first: the test's assertions
+ * then say what is missing.
+ */
+export async function loggedUntil(
+  wrapped: Wrapped,
+  enough: (records: Array<Record<string, unknown>>) => boolean,
+): Promise<Array<Record<string, unknown>>> {
+  let ended = false;
+  void wrapped.done.then(() => {
+    ended = true;
+  });
+  for (;;) {
+    const [file] = logFiles(wrapped);
+    // Only whole lines: the wrapper may be half-way through writing the last one.
+    const text = file ? readFileSync(file, "utf8") : "";
+    const records = text
+      .slice(0, text.lastIndexOf("\n") + 1)
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    if (enough(records) || ended) return records;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** The processes every run started (agents and their descendants) that are still alive. */

@@ -38,7 +38,8 @@ interface Manifest {
 
 describe("the published libraries", () => {
   it("pack with a licence and load with require() (Node 20.19+) and import() from a consumer's node_modules", {
-    timeout: 120_000,
+    // Packs every package: past two minutes with the load average at 30.
+    timeout: 300_000,
   }, () => {
     const names: string[] = [];
     const modules = join(work, "node_modules");

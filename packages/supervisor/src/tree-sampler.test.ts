@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createTreeSampler, parsePsTime } from "./tree-sampler.js";
+import { createTreeSampler, parsePsTime, type TreeSampler } from "./tree-sampler.js";
 
 const linux = process.platform === "linux";
 
@@ -22,6 +23,35 @@ function agent(script: string, env: Record<string, string> = {}) {
   };
 }
 
+/** The state letter of a process (`S` asleep, `R` running), or undefined once it is gone. */
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ", 1)[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The command name of a process, or undefined once it is gone. */
+function processName(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "latin1").trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resolves once the sampled tree runs `count` `sleep`s and every one of its processes is asleep. */
+async function parkedTree(sampler: TreeSampler, count: number): Promise<void> {
+  for (;;) {
+    const pids = sampler.sample()?.pids ?? [];
+    const sleeps = pids.filter((pid) => processName(pid) === "sleep").length;
+    if (sleeps >= count && pids.every((pid) => processState(pid) === "S")) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe.skipIf(!linux)("createTreeSampler (Linux)", () => {
   it("sees a busy tree working and a parked one idle, over the time between samples", async () => {
     const busy = agent("sh -c 'while :; do :; done' & sleep 30");
@@ -29,6 +59,11 @@ describe.skipIf(!linux)("createTreeSampler (Linux)", () => {
     try {
       const busySampler = createTreeSampler(busy.pid);
       const parkedSampler = createTreeSampler(parked.pid);
+      // Starting a process costs CPU (fork, exec, loading the shell), and the kernel charges
+      // it by the clock tick: on a loaded machine starting the parked tree alone can be charged
+      // several ticks. Measure from the moment its processes are all asleep, which is what
+      // "parked" means.
+      await parkedTree(parkedSampler, 2);
       busySampler.sample();
       parkedSampler.sample();
       // Sample until the busy tree has used 100 ms of CPU (however loaded this machine is);

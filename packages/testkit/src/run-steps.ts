@@ -329,6 +329,10 @@ export async function runSteps(steps: readonly Step[], io: StepIo): Promise<numb
       case "sleep":
         await sleep(step.ms);
         break;
+      case "waitForFile":
+        // The test's own time limit ends a wait for a file that never comes.
+        while (!existsSync(step.path)) await sleep(10);
+        break;
       case "silence":
         setInterval(() => {}, 1 << 30);
         await new Promise(() => {});

@@ -10,6 +10,11 @@ export type Step =
   /** Write a line of text to stderr. */
   | { type: "stderr"; text: string }
   | { type: "sleep"; ms: number }
+  /**
+   * Wait until the file at `path` exists: a test holds the agent at this point until what it
+   * waits for has happened (a record in the wrapper's log, say), instead of a guessed delay.
+   */
+  | { type: "waitForFile"; path: string }
   /** Stay alive and print nothing, forever. */
   | { type: "silence" }
   | { type: "exit"; code: number }
@@ -753,6 +758,21 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
     steps.push(line(ev.assistant(context, final.join(""))));
     steps.push(line(ev.result(context, `${pieces.join("")}${final.join("")}`)));
     return steps;
+  },
+
+  /**
+   * `after-file:<path>|<scenario>`: wait until the file at `path` exists, then play
+   * `<scenario>` (a name with its own `:param`; default `normal`).
+   */
+  "after-file": (context) => {
+    const [path, inner = "normal"] = (context.param ?? "").split("|", 2) as [string, string?];
+    if (!path) throw new Error("after-file needs a path: after-file:/path/to/file|normal");
+    const split = inner.indexOf(":");
+    const name = split === -1 ? inner : inner.slice(0, split);
+    const then = scenarios[name];
+    if (!then) throw new Error(`fake-cursor-agent: unknown scenario ${JSON.stringify(name)}`);
+    const param = split === -1 ? undefined : inner.slice(split + 1);
+    return [{ type: "waitForFile", path }, ...then({ ...context, param })];
   },
 
   /** Replay the capture at path `param` with its recorded timing. */
