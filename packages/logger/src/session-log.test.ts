@@ -495,6 +495,7 @@ describe("openSessionLog", () => {
     const key = fc.oneof(
       fc.constantFrom("call_id", "kind", "label", "timeout_ms", "background", "summary", "nth"),
       fc.string({ minLength: 1, maxLength: 12 }),
+      fc.constantFrom("0", "ts", "__proto__"),
     );
     // Lone surrogates aside: pino writes one as U+FFFD, the template keeps it escaped.
     const text = fc
@@ -516,7 +517,7 @@ describe("openSessionLog", () => {
           const start = clock;
           const line = plainRecordLine(level, "tool_call_opened", fields, now);
           const label = { 20: "debug", 30: "info", 40: "warn", 50: "error" }[level] as "debug";
-          const pinoKeys = ["level", "time", "ts", "msg", "err"];
+          const pinoKeys = ["level", "time", "ts", "msg", "err", "__proto__"];
           if (
             Object.keys(fields).some(
               (name) => pinoKeys.includes(name) || /^(?:0|[1-9]\d*)$/.test(name),
@@ -530,6 +531,7 @@ describe("openSessionLog", () => {
           expect(line).toBe(written);
         },
       ),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 200) },
     );
     expect(plainRecordLine(20, "run_failed", { err: new Error("x") }, now)).toBeUndefined();
     expect(plainRecordLine(20, "turn_end", { resources: { cpu_ms: 1 } }, now)).toBeUndefined();

@@ -153,9 +153,10 @@ export interface SessionLog {
   close(end: SessionEnd): void;
 }
 
-// Keys pino writes itself (`level`, `time`, `ts`, `msg`) or through a serialiser (`err`): a
-// record with one of them as a field is left to pino.
-const PINO_KEYS = new Set(["level", "time", "ts", "msg", "err"]);
+// Keys pino writes itself (`level`, `time`, `ts`, `msg`), through a serialiser (`err`) or not
+// at all (`__proto__`, which its merge of the fields assigns as the prototype): a record with
+// one of them as a field is left to pino.
+const PINO_KEYS = new Set(["level", "time", "ts", "msg", "err", "__proto__"]);
 // `,"key":` for each field key seen, or null for a key left to pino. The keys are the record
 // vocabulary's, a few dozen; the cache stops growing at a bound all the same.
 const encodedKeys = new Map<string, string | null>();
@@ -189,6 +190,9 @@ export function plainRecordLine(
   let body = "";
   for (const key in fields) {
     if (!Object.hasOwn(fields, key)) continue;
+    // Before the value: `{ ts: undefined }` takes pino's own `ts` away.
+    const name = encodedKey(key);
+    if (name === null) return undefined;
     const value = fields[key];
     let encoded: string;
     switch (typeof value) {
@@ -208,8 +212,6 @@ export function plainRecordLine(
         if (value !== null) return undefined;
         encoded = "null";
     }
-    const name = encodedKey(key);
-    if (name === null) return undefined;
     body += name + encoded;
   }
   // Two readings of the clock, as pino takes them (its timestamp, then the mixin's `ts`).
