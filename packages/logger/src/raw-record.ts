@@ -63,7 +63,7 @@ export function createRawRecordEncoder(options: RawRecordOptions): RawRecordEnco
       switch (event.kind) {
         case "json": {
           const head = `${prefix(options.now(), LEVELS.debug, recvTs)}${eolField(event.eol)},"raw":`;
-          if (options.redact && jsonMayContainSecret(event.text)) {
+          if (options.redact && jsonMayContainSecret(event.text, event.data)) {
             const redacted = redactJsonValue(event.data);
             if (redacted.changed) {
               return [Buffer.from(`${head}${JSON.stringify(redacted.value)}}\n`, "utf8")];
