@@ -668,7 +668,8 @@ describe("openSessionLog", () => {
     const log = open({ console: { stream: console, level: "warn" } });
     log.raw(parseLine('{"type":"user","n":1}'));
     const full = Object.assign(new Error("no space left on device"), { code: "ENOSPC" });
-    vi.mocked(fs.writevSync).mockImplementationOnce(() => {
+    // A short line's record is one buffer: one write(2).
+    vi.mocked(fs.writeSync).mockImplementationOnce(() => {
       throw full;
     });
     log.raw(parseLine('{"type":"user","n":2}'));

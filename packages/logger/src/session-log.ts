@@ -458,9 +458,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     beginChunk(events) {
       if (closed) return;
       writeHeld();
-      const parts: Buffer[] = [];
-      for (const event of events) for (const part of stdoutRecords.encode(event)) parts.push(part);
-      held = parts;
+      held = stdoutRecords.encodeAll(events);
     },
 
     endChunk: writeHeld,
