@@ -383,9 +383,9 @@ export function redactCut(text: string): string {
   return `${redacted.slice(0, cut.index)}${cut[1]}${REPLACEMENT}`;
 }
 
-// Keys of the flat events cursor-agent streams most (thinking and assistant deltas: four lines
-// in five of a real session), none of them a secret's name: under them only the string values
-// can hold a secret.
+// Keys of the flat events cursor-agent streams most (thinking deltas: five lines in six of the
+// real captures), none of them a secret's name: under them only the string values can hold a
+// secret.
 const PLAIN_EVENT_KEYS: ReadonlySet<string> = new Set([
   "type",
   "subtype",
