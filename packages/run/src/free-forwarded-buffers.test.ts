@@ -44,7 +44,7 @@ describe("createBufferFreer", () => {
     expect(calls).toEqual([{ type: "minor" }, undefined, { type: "minor" }]);
   });
 
-  it("stops the young generation's growth once it has reached its cap, looking once per 64 KiB", () => {
+  it("stops the young generation's growth once it has reached its cap, looking once per MiB", () => {
     const sizes = [1, 2, 4, 8, 16].map((mebibytes) => mebibytes * 1024 * 1024);
     let looks = 0;
     let stops = 0;
@@ -58,11 +58,11 @@ describe("createBufferFreer", () => {
         },
       },
     });
-    nudge(32 * 1024);
-    expect(looks).toBe(0); // not before 64 KiB of output
-    for (let chunk = 0; chunk < 7; chunk += 1) nudge(32 * 1024);
+    nudge(512 * 1024);
+    expect(looks).toBe(0); // not before a MiB of output
+    for (let chunk = 0; chunk < 7; chunk += 1) nudge(512 * 1024);
     expect([looks, stops]).toEqual([4, 1]); // 1, 2, 4, then 8: capped
-    for (let chunk = 0; chunk < 20; chunk += 1) nudge(32 * 1024);
+    for (let chunk = 0; chunk < 20; chunk += 1) nudge(512 * 1024);
     expect([looks, stops]).toEqual([4, 1]); // and never looked at again
   });
 
@@ -126,8 +126,8 @@ describe("the young generation's cap", () => {
       getHeapSpaceStatistics().find((space) => space.space_name === "new_space")!.space_size;
     const before = newSpace();
     expect(before).toBeLessThanOrEqual(8 * 1024 * 1024);
-    // A cap it has reached already: the first 64 KiB of output stop its growth.
-    createBufferFreer({ collect: () => undefined, youngGenerationCap: 0 })(64 * 1024);
+    // A cap it has reached already: the first MiB of output stops its growth.
+    createBufferFreer({ collect: () => undefined, youngGenerationCap: 0 })(1024 * 1024);
     new Function(allocate)();
     // V8 may take one more step it had decided on before the flag: no more.
     expect(newSpace()).toBeLessThanOrEqual(2 * before);

@@ -13,11 +13,8 @@ export interface YoungGeneration {
 
 /** How large the freer lets the young generation grow, bytes (V8 would take it to 32 MiB). */
 const YOUNG_GENERATION_CAP = 8 * 1024 * 1024;
-/**
- * Output between two looks at the young generation's size while it may still grow, bytes: a
- * look costs ~5–8 µs, and a MiB between two let V8 grow it twice (past the cap, to 16 MiB).
- */
-const YOUNG_GENERATION_CHECK_BYTES = 64 * 1024;
+/** Output between two looks at the young generation's size while it may still grow, bytes. */
+const YOUNG_GENERATION_CHECK_BYTES = 1024 * 1024;
 
 /**
  * Keeps the wrapper's memory bounded however much output streams through (P5, BENCHMARKS.md).
@@ -39,7 +36,7 @@ const YOUNG_GENERATION_CHECK_BYTES = 64 * 1024;
  * V8 grows its young generation while output streams, doubling it up to 32 MiB (two 16 MiB
  * semi-spaces), nearly all of it garbage between collections: a third of the peak on the
  * real-shaped stream. Once it has reached `youngGenerationCap` (8 MiB, looked at after each
- * 64 KiB of output) V8 is told to grow it no more (`--semi-space-growth-factor=1`, a flag V8
+ * MiB of output) V8 is told to grow it no more (`--semi-space-growth-factor=1`, a flag V8
  * reads each time it would grow the space): 110 → 84 MiB peak on that stream, for no more CPU
  * (a young generation that fits the caches is collected as cheaply; BENCHMARKS.md). Left at
  * its first size (1 MiB) the collections cost a sixth more CPU, hence the growth first.
