@@ -26,10 +26,21 @@ export interface RawRecordOptions {
   redact: boolean;
 }
 
+/**
+ * ASCII JSON lines up to this long (nearly all) are written as their text, joined with the
+ * other such records of their chunk into one buffer: one allocation per run of them instead of
+ * three buffers per line (in-process, 15% less CPU for the raw records). A longer or non-ASCII
+ * line is embedded as the buffer it came in, without a copy (joined, a non-ASCII line made the
+ * whole chunk's text two-byte and its encoding four times as slow).
+ */
+const JOINED_LINE_BYTES = 16 * 1024;
+
 /** Writes the raw records of one stream: stdout or stderr (a key printed line by line spans records). */
 export interface RawRecordEncoder {
   /** The record(s) for one line of agent stdout. */
   encode(event: AgentEvent): Buffer[];
+  /** The records of the lines of one chunk of agent stdout, in order, as buffers to write. */
+  encodeAll(events: readonly AgentEvent[]): Buffer[];
 }
 
 const prefix = (now: number, level: number, recvTs: number, message = "raw_event"): string =>
@@ -47,62 +58,81 @@ function base64Field(line: Buffer, redactor: LineRedactor | undefined): string {
 
 /**
  * The encoder of the raw records of agent stdout (R-LOG2). A JSON line is embedded byte for
- * byte (no copy, not re-serialised) unless it holds a secret: then its decoded strings are
- * redacted and it is serialised again. Other lines go in `raw_text`, and when they are not
+ * byte (not re-serialised) unless it holds a secret: then its decoded strings are redacted and
+ * it is serialised again. A short ASCII line is embedded as its decoded text (the same bytes),
+ * joined with the other records of its chunk; any other as the buffer it came in, without a
+ * copy. Other lines go in `raw_text`, and when they are not
  * valid UTF-8 also in `raw_base64`; an oversize line is recorded as its head and, at its end,
  * its length.
  */
 export function createRawRecordEncoder(options: RawRecordOptions): RawRecordEncoder {
   const textRedactor = options.redact ? createLineRedactor() : undefined;
   const bytesRedactor = options.redact ? createLineRedactor() : undefined;
-  const text = (record: string): Buffer =>
-    Buffer.from(options.redact ? redact(record) : record, "utf8");
-  return {
-    encode(event) {
-      const recvTs = event.recvAt.epoch;
-      switch (event.kind) {
-        case "json": {
-          const head = `${prefix(options.now(), LEVELS.debug, recvTs)}${eolField(event.eol)},"raw":`;
-          if (options.redact && jsonMayContainSecret(event.text)) {
-            const redacted = redactJsonValue(event.data);
-            if (redacted.changed) {
-              return [Buffer.from(`${head}${JSON.stringify(redacted.value)}}\n`, "utf8")];
-            }
-          }
-          return [Buffer.from(head, "latin1"), event.line, RECORD_END];
+  const text = (record: string): string => (options.redact ? redact(record) : record);
+  /**
+   * The record(s) of one line as text, or, for a long JSON line with nothing to redact, the
+   * head of its record (the line's own bytes and the record's end follow it).
+   */
+  const recordOf = (
+    event: AgentEvent,
+  ): { ascii: string } | { text: string } | { head: string; line: Buffer } => {
+    const recvTs = event.recvAt.epoch;
+    switch (event.kind) {
+      case "json": {
+        const head = `${prefix(options.now(), LEVELS.debug, recvTs)}${eolField(event.eol)},"raw":`;
+        if (options.redact && jsonMayContainSecret(event.text, event.data)) {
+          const redacted = redactJsonValue(event.data);
+          if (redacted.changed) return { text: `${head}${JSON.stringify(redacted.value)}}\n` };
         }
-        case "text": {
-          const shown = textRedactor ? textRedactor.line(event.text) : event.text;
-          return [
-            Buffer.from(
-              `${prefix(options.now(), LEVELS.warn, recvTs)}${eolField(event.eol)},"reason":"${event.reason}"${base64Field(event.line, bytesRedactor)},"raw_text":${JSON.stringify(shown)}}\n`,
-              "utf8",
-            ),
-          ];
+        // A short ASCII line (as long as its text: no character of it took two bytes) is its
+        // text, byte for byte: it joins the chunk's ASCII text.
+        if (event.line.length <= JOINED_LINE_BYTES && event.text.length === event.line.length) {
+          return { ascii: `${head}${event.text}}\n` };
         }
-        case "oversize": {
-          const parts: Buffer[] = [];
-          if (event.first) {
-            const headText = event.line.subarray(0, RAW_HEAD_BYTES).toString("utf8");
-            const head = JSON.stringify(options.redact ? redactCut(headText) : headText);
-            parts.push(
-              text(
-                `${prefix(options.now(), LEVELS.warn, recvTs)},"oversize":true,"truncated":true,"raw_head":${head}}\n`,
-              ),
-            );
-          }
-          if (event.final) {
-            parts.push(
-              text(
-                `${prefix(options.now(), LEVELS.warn, recvTs, "raw_event_end")},"oversize":true,"bytes":${event.totalBytes}}\n`,
-              ),
-            );
-          }
-          return parts;
-        }
+        return { head, line: event.line };
       }
-    },
+      case "text": {
+        const shown = textRedactor ? textRedactor.line(event.text) : event.text;
+        return {
+          text: `${prefix(options.now(), LEVELS.warn, recvTs)}${eolField(event.eol)},"reason":"${event.reason}"${base64Field(event.line, bytesRedactor)},"raw_text":${JSON.stringify(shown)}}\n`,
+        };
+      }
+      case "oversize": {
+        let records = "";
+        if (event.first) {
+          const headText = event.line.subarray(0, RAW_HEAD_BYTES).toString("utf8");
+          const head = JSON.stringify(options.redact ? redactCut(headText) : headText);
+          records += text(
+            `${prefix(options.now(), LEVELS.warn, recvTs)},"oversize":true,"truncated":true,"raw_head":${head}}\n`,
+          );
+        }
+        if (event.final) {
+          records += text(
+            `${prefix(options.now(), LEVELS.warn, recvTs, "raw_event_end")},"oversize":true,"bytes":${event.totalBytes}}\n`,
+          );
+        }
+        return { text: records };
+      }
+    }
   };
+  const encodeAll = (events: readonly AgentEvent[]): Buffer[] => {
+    const parts: Buffer[] = [];
+    let joined = "";
+    for (const event of events) {
+      const record = recordOf(event);
+      if ("ascii" in record) {
+        joined += record.ascii;
+        continue;
+      }
+      if (joined !== "") parts.push(Buffer.from(joined, "latin1"));
+      joined = "";
+      if ("text" in record) parts.push(Buffer.from(record.text, "utf8"));
+      else parts.push(Buffer.from(record.head, "latin1"), record.line, RECORD_END);
+    }
+    if (joined !== "") parts.push(Buffer.from(joined, "latin1"));
+    return parts;
+  };
+  return { encode: (event) => encodeAll([event]), encodeAll };
 }
 
 /**

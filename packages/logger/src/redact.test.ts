@@ -1,9 +1,14 @@
 import { parseLine } from "@cursor-wrap/events";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createRawRecordEncoder, createStderrRecordEncoder } from "./raw-record.js";
+import {
+  createRawRecordEncoder,
+  createStderrRecordEncoder,
+  decodeLogRecord,
+} from "./raw-record.js";
 import {
   createLineRedactor,
+  jsonMayContainSecret,
   mayContainSecret,
   redact,
   redactCut,
@@ -256,10 +261,36 @@ describe("the raw records, redacted as a reader would see them", () => {
     expect(record.raw.output).toContain("[REDACTED]");
   });
 
-  it("keeps a clean JSON line byte for byte", () => {
-    const line = parseLine('{"type":"assistant","text":"\\u001b[1mbold\\u001b[0m task-list"}\n');
-    const parts = encoder().encode(line);
-    expect(parts[1]!.equals(line.kind === "json" ? line.line : Buffer.alloc(0))).toBe(true);
+  it("keeps a clean JSON line byte for byte: a short one in the chunk's text, a long one as it came", () => {
+    const short = parseLine('{"type":"assistant","text":"\\u001b[1mbold\\u001b[0m task-list"}\n');
+    const accented = parseLine('{"type":"assistant","text":"café … ✓"}\r\n');
+    const long = parseLine(`{"type":"assistant","text":"${"task-list ".repeat(2_000)}"}\n`);
+    const parts = encoder().encodeAll([short, accented, short, long, short]);
+    // Each run of short ASCII records is one buffer; a record of any other line is its head,
+    // the very buffer the line came in, and its end.
+    expect(parts).toHaveLength(9);
+    expect(parts[2]).toBe(accented.kind === "json" ? accented.line : undefined);
+    expect(parts[6]).toBe(long.kind === "json" ? long.line : undefined);
+    const raws = Buffer.concat(parts)
+      .toString("utf8")
+      .trimEnd()
+      .split("\n")
+      .map((record) => {
+        const bytes = Buffer.from(record, "utf8");
+        return decodeLogRecord(bytes, JSON.parse(record) as Record<string, unknown>);
+      });
+    expect(raws.map((entry) => (entry.kind === "raw" ? entry.raw : undefined))).toEqual(
+      [short, accented, short, long, short].map((event) =>
+        event.kind === "json" ? event.line : undefined,
+      ),
+    );
+    expect(raws.map((entry) => (entry.kind === "raw" ? entry.eol : undefined))).toEqual([
+      "\n",
+      "\r\n",
+      "\n",
+      "\n",
+      "\n",
+    ]);
   });
 
   it("redacts the base64 copy of a line that is not UTF-8, as its text copy", () => {
@@ -378,6 +409,46 @@ describe("every secret form, however it is written (property)", () => {
           const raw = rawRecord(JSON.stringify({ type: "tool_call", args, env: { [key]: value } }));
           expect(raw).not.toContain(value);
           expect(JSON.parse(raw).raw.env[key]).toBe("[REDACTED]");
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("looks closer at every flat event whose strings hold a secret, however the line is read", () => {
+    const key = fc.oneof(
+      fc.constantFrom("type", "subtype", "text", "session_id", "timestamp_ms", "call_id"),
+      fc.constantFrom("password", "apiKey", "token", "auth-token", "__proto__"),
+      fc.string({ maxLength: 8 }),
+    );
+    const withForm = fc
+      .tuple(around, form, around)
+      .map(([before, [, secret], after]) => `${before}${secret}${after}`);
+    const value = fc.oneof(
+      withForm,
+      fc.constantFrom("thinking", "delta", "00000000-0000-4000-8000-000000000001"),
+      fc.string({ maxLength: 16 }),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.jsonValue({ maxDepth: 2 }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.dictionary(key, value, { maxKeys: 6 }), { maxLength: 4 }),
+        (events) => {
+          // Several in a row, as on a stream: a string found clean once is not searched again.
+          for (const event of events) {
+            const line = JSON.stringify(event);
+            if (redactJsonValue(JSON.parse(line)).changed) {
+              expect(jsonMayContainSecret(line, JSON.parse(line))).toBe(true);
+            }
+            const record = rawRecord(line);
+            for (const [, , , leak] of FORMS) {
+              if (!line.includes(leak)) continue;
+              expect(record).not.toContain(leak);
+            }
+          }
         },
       ),
       { numRuns: RUNS },

@@ -383,8 +383,56 @@ export function redactCut(text: string): string {
   return `${redacted.slice(0, cut.index)}${cut[1]}${REPLACEMENT}`;
 }
 
-/** Whether a raw JSON line needs a closer look: the same pre-check as {@link mayContainSecret}. */
-export function jsonMayContainSecret(rawText: string): boolean {
+// Keys of the flat events cursor-agent streams most (thinking deltas: five lines in six of the
+// real captures), none of them a secret's name: under them only the string values can hold a
+// secret.
+const PLAIN_EVENT_KEYS: ReadonlySet<string> = new Set([
+  "type",
+  "subtype",
+  "text",
+  "session_id",
+  "timestamp_ms",
+  "model_call_id",
+  "call_id",
+  "request_id",
+]);
+// Per key, the last string found to hold no candidate (the same session id, type and subtype
+// come on every line): one comparison instead of a search.
+const cleanValues = new Map<string, string>();
+
+/**
+ * Whether a flat JSON object (no nested object or array; only {@link PLAIN_EVENT_KEYS}) may
+ * hold a secret: whether one of its strings, decoded, holds a candidate. Undefined for any
+ * other object.
+ */
+function flatObjectMayContainSecret(object: Record<string, unknown>): boolean | undefined {
+  for (const key in object) {
+    const value = object[key];
+    if (typeof value === "string") {
+      if (!PLAIN_EVENT_KEYS.has(key)) return undefined;
+      if (cleanValues.get(key) === value) continue;
+      if (mayContainSecret(value)) return true;
+      cleanValues.set(key, value);
+    } else if (typeof value === "object" && value !== null) {
+      return undefined;
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether a raw JSON line needs a closer look ({@link redactJsonValue} of its value). A flat
+ * event of the usual keys is answered from its decoded strings: {@link redactJsonValue} changes
+ * such a value only where {@link redact} changes a string, which it does only where
+ * {@link mayContainSecret} finds a candidate; its structure (the keys, the session id, the
+ * timestamp: six bytes in seven of a thinking delta) is not searched. Any other line: the same
+ * pre-check as {@link mayContainSecret} over its text.
+ */
+export function jsonMayContainSecret(rawText: string, value?: unknown): boolean {
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    const flat = flatObjectMayContainSecret(value as Record<string, unknown>);
+    if (flat !== undefined) return flat;
+  }
   return mayContainSecret(rawText);
 }
 

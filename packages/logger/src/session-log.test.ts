@@ -15,11 +15,13 @@ import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { createLineFramer, parseLine } from "@cursor-wrap/events";
 import { realCaptures } from "@cursor-wrap/fixtures";
+import fc from "fast-check";
+import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LogDirError } from "./errors.js";
 import { parseLogFileName } from "./file-names.js";
 import { listMcpLogs, listSessions, readSessionLog } from "./read-logs.js";
-import { openSessionLog, type SessionLogOptions } from "./session-log.js";
+import { openSessionLog, plainRecordLine, type SessionLogOptions } from "./session-log.js";
 
 vi.mock("node:fs", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:fs")>();
@@ -469,6 +471,97 @@ describe("openSessionLog", () => {
     );
   });
 
+  it("writes a record of plain fields as pino writes it, and leaves any other to pino", () => {
+    // The same pino set-up as the log's: the line pino writes for the same fields and clock.
+    let written = "";
+    let clock = 0;
+    const now = () => {
+      clock += 1;
+      return T0 + clock;
+    };
+    const reference = pino(
+      {
+        level: "debug",
+        base: undefined,
+        timestamp: () => `,"time":${now()}`,
+        mixin: () => ({ ts: now() }),
+      },
+      {
+        write: (line: string) => {
+          written = line;
+        },
+      },
+    );
+    const key = fc.oneof(
+      fc.constantFrom("call_id", "kind", "label", "timeout_ms", "background", "summary", "nth"),
+      fc.string({ minLength: 1, maxLength: 12 }),
+      fc.constantFrom("0", "ts", "__proto__"),
+    );
+    // Lone surrogates aside: pino writes one as U+FFFD, the template keeps it escaped.
+    const text = fc
+      .string({ unit: "binary", maxLength: 120 })
+      .filter((value) => !/[\uD800-\uDFFF]/u.test(value));
+    const plain = fc.oneof(
+      text,
+      fc.double(),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constant(undefined),
+    );
+    fc.assert(
+      fc.property(
+        fc.dictionary(key, plain, { maxKeys: 8 }),
+        fc.constantFrom(20, 30, 40, 50),
+        (fields, level) => {
+          const start = clock;
+          const line = plainRecordLine(level, "tool_call_opened", fields, now);
+          const label = { 20: "debug", 30: "info", 40: "warn", 50: "error" }[level] as "debug";
+          const pinoKeys = ["level", "time", "ts", "msg", "err", "__proto__"];
+          if (
+            Object.keys(fields).some(
+              (name) => pinoKeys.includes(name) || /^(?:0|[1-9]\d*)$/.test(name),
+            )
+          ) {
+            expect(line).toBeUndefined();
+            return;
+          }
+          clock = start;
+          reference[label](fields, "tool_call_opened");
+          expect(line).toBe(written);
+        },
+      ),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 200) },
+    );
+    expect(plainRecordLine(20, "run_failed", { err: new Error("x") }, now)).toBeUndefined();
+    expect(plainRecordLine(20, "turn_end", { resources: { cpu_ms: 1 } }, now)).toBeUndefined();
+    expect(plainRecordLine(20, "options", { tools: ["a"] }, now)).toBeUndefined();
+  });
+
+  it("redacts a plain record as it redacts one pino writes: the whole line", () => {
+    const log = open();
+    log.decision(
+      "tool_call_opened",
+      {
+        call_id: "c1",
+        kind: "shell",
+        label: "export API_KEY=abcdefghijklmnop && curl -H 'Bearer abcdefghijklmnop'",
+      },
+      "debug",
+      { sync: "soon" },
+    );
+    log.decision("turn_end", {
+      resources: { note: "token=abcdefghijklmnop" },
+      summary: "sk-abcdefghijklmnopqrstuv",
+    });
+    log.close({ outcome: "completed", flagged: false, exit_code: 0 });
+    const text = readFileSync(log.path, "utf8");
+    expect(text).not.toMatch(/abcdefghijklmnop/);
+    expect(records(log.path).find((record) => record.msg === "tool_call_opened")).toMatchObject({
+      label: "export API_KEY=[REDACTED] && curl -H 'Bearer [REDACTED]'",
+    });
+  });
+
   it("goes on logging whatever its tap throws", () => {
     const log = open({
       onRecord: () => {
@@ -575,7 +668,8 @@ describe("openSessionLog", () => {
     const log = open({ console: { stream: console, level: "warn" } });
     log.raw(parseLine('{"type":"user","n":1}'));
     const full = Object.assign(new Error("no space left on device"), { code: "ENOSPC" });
-    vi.mocked(fs.writevSync).mockImplementationOnce(() => {
+    // A short line's record is one buffer: one write(2).
+    vi.mocked(fs.writeSync).mockImplementationOnce(() => {
       throw full;
     });
     log.raw(parseLine('{"type":"user","n":2}'));

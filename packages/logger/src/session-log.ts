@@ -160,6 +160,72 @@ export interface SessionLog {
   close(end: SessionEnd): void;
 }
 
+// Keys pino writes itself (`level`, `time`, `ts`, `msg`), through a serialiser (`err`) or not
+// at all (`__proto__`, which its merge of the fields assigns as the prototype): a record with
+// one of them as a field is left to pino.
+const PINO_KEYS = new Set(["level", "time", "ts", "msg", "err", "__proto__"]);
+// `,"key":` for each field key seen, or null for a key left to pino. The keys are the record
+// vocabulary's, a few dozen; the cache stops growing at a bound all the same.
+const encodedKeys = new Map<string, string | null>();
+
+function encodedKey(key: string): string | null {
+  let encoded = encodedKeys.get(key);
+  if (encoded === undefined) {
+    // An index key (`"0"`) comes before `ts` in the object pino writes (JavaScript orders
+    // such keys first): left to pino as well.
+    const indexKey = /^(?:0|[1-9][0-9]*)$/.test(key) && Number(key) < 2 ** 32 - 1;
+    encoded = PINO_KEYS.has(key) || indexKey ? null : `,${JSON.stringify(key)}:`;
+    if (encodedKeys.size < 1_024) encodedKeys.set(key, encoded);
+  }
+  return encoded;
+}
+
+/**
+ * The line pino writes for a record whose fields are all plain values (strings, numbers,
+ * booleans, null, undefined), built directly: `{"level":…,"time":…,"ts":…,<fields>,"msg":…}`,
+ * the fields in their order, undefined ones left out, a number that is not finite as null (as
+ * pino does). Undefined when a field needs pino (an object, an error, a key pino writes
+ * itself). Strings are escaped by `JSON.stringify`, which also keeps a lone surrogate (pino's
+ * own escaping turns one into U+FFFD).
+ */
+export function plainRecordLine(
+  level: number,
+  message: string,
+  fields: Fields,
+  now: () => number,
+): string | undefined {
+  let body = "";
+  for (const key in fields) {
+    if (!Object.hasOwn(fields, key)) continue;
+    // Before the value: `{ ts: undefined }` takes pino's own `ts` away.
+    const name = encodedKey(key);
+    if (name === null) return undefined;
+    const value = fields[key];
+    let encoded: string;
+    switch (typeof value) {
+      case "undefined":
+      case "function":
+        continue;
+      case "string":
+        encoded = JSON.stringify(value);
+        break;
+      case "number":
+        encoded = Number.isFinite(value) ? String(value) : "null";
+        break;
+      case "boolean":
+        encoded = value ? "true" : "false";
+        break;
+      default:
+        if (value !== null) return undefined;
+        encoded = "null";
+    }
+    body += name + encoded;
+  }
+  // Two readings of the clock, as pino takes them (its timestamp, then the mixin's `ts`).
+  const time = now();
+  return recordText(level, time, message, body.slice(1), now());
+}
+
 function ensureDirectory(dir: string): { writableByOthers: boolean } {
   try {
     return ensurePrivateDirectory(dir);
@@ -329,22 +395,26 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
 
   // pino serialises every record except raw lines; this destination writes them to the file
   // and hands the level and fields to the console sink (pino's metadata protocol).
+  /** Write one serialised record (redacted already): held with the chunk, or at once. */
+  const writeRecordLine = (line: string, level: number, message: string, fields: Fields): void => {
+    const record = Buffer.from(line, "utf8");
+    if (held !== undefined && writingRoutine) {
+      held.push(record);
+    } else {
+      writeHeld();
+      file.write([record]);
+      rotateIfNeeded();
+    }
+    printConsole(level, message, fields);
+    if (onRecord) tapLines(line);
+  };
   const destination = {
     [Symbol.for("pino.metadata")]: true,
     lastLevel: 0,
     lastMsg: "",
     lastObj: {} as Fields,
     write(line: string) {
-      const record = Buffer.from(line, "utf8");
-      if (held !== undefined && writingRoutine) {
-        held.push(record);
-      } else {
-        writeHeld();
-        file.write([record]);
-        rotateIfNeeded();
-      }
-      printConsole(this.lastLevel, this.lastMsg, this.lastObj);
-      if (onRecord) tapLines(line);
+      writeRecordLine(line, this.lastLevel, this.lastMsg, this.lastObj);
     },
   };
   const logger = pino(
@@ -357,6 +427,17 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     },
     destination,
   );
+  /**
+   * Write a record: plain fields (every routine decision: tool calls opening and closing,
+   * monitor warnings) are serialised here, to the same line pino writes, and redacted the same
+   * way (the whole line); anything else goes through pino.
+   */
+  const writeFields = (level: RecordLevel, fields: Fields, message: string): void => {
+    const levelNumber = LEVELS[level];
+    const line = plainRecordLine(levelNumber, message, fields, now);
+    if (line === undefined) logger[level](fields, message);
+    else writeRecordLine(shouldRedact ? redact(line) : line, levelNumber, message, fields);
+  };
   const rawOptions = { now, redact: shouldRedact };
   const stdoutRecords = createRawRecordEncoder(rawOptions);
   const stderrRecords = createStderrRecordEncoder(rawOptions);
@@ -384,9 +465,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     beginChunk(events) {
       if (closed) return;
       writeHeld();
-      const parts: Buffer[] = [];
-      for (const event of events) for (const part of stdoutRecords.encode(event)) parts.push(part);
-      held = parts;
+      held = stdoutRecords.encodeAll(events);
     },
 
     endChunk: writeHeld,
@@ -418,7 +497,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
       const routine = options.sync === "soon";
       writingRoutine = routine;
       try {
-        logger[level](fields, message);
+        writeFields(level, fields, message);
       } finally {
         writingRoutine = true;
       }
@@ -427,7 +506,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
       else if (held === undefined) file.syncSoon();
       else heldDecisions = true;
     },
-    debug: (fields, message) => logger.debug(fields, message),
+    debug: (fields, message) => writeFields("debug", fields, message),
     debugRecord(message, members) {
       if (closed) return;
       const text = recordText(LEVELS.debug, now(), message, members);
@@ -440,9 +519,9 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
           : {};
       destination.write(shouldRedact ? redact(text) : text);
     },
-    info: (fields, message) => logger.info(fields, message),
-    warn: (fields, message) => logger.warn(fields, message),
-    error: (fields, message) => logger.error(fields, message),
+    info: (fields, message) => writeFields("info", fields, message),
+    warn: (fields, message) => writeFields("warn", fields, message),
+    error: (fields, message) => writeFields("error", fields, message),
 
     setConsoleLevel(level) {
       consoleLevel = LEVELS[level];
