@@ -4,7 +4,6 @@
 
 // Errors are told apart by their `code`, not their class: this file is in the static graph of
 // every command (`--help` too), which must not load the libraries that define the classes.
-import type { CursorWrapError } from "@cursor-wrap/errors";
 import type { AgentSpawnError } from "@cursor-wrap/supervisor";
 
 /** What the `log_dir_shared` warning advises: tighten the directory, or log elsewhere. */
@@ -12,14 +11,16 @@ export const SHARED_LOG_DIRECTORY_ADVICE = "chmod o-w, or --log-dir";
 
 /**
  * An error's message as cursor-wrap prints it: with `--log-dir` for a log directory it cannot
- * write, `--pty`'s install hint for a missing pty package, and otherwise the message as it is.
+ * write, `--pty`'s install hint for a missing pty package, and otherwise the message as it is
+ * (any thrown value: a library's error is told apart by its `code`).
  */
-export function messageWithHint(error: CursorWrapError): string {
-  const { message } = error;
-  if (error.code === "LOG_DIR_UNWRITABLE") {
+export function messageWithHint(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "LOG_DIR_UNWRITABLE") {
     return `${message} (set --log-dir to a writable directory)`;
   }
-  if (error.code === "PTY_UNAVAILABLE") {
+  if (code === "PTY_UNAVAILABLE") {
     return "--pty needs a pseudo-terminal package: npm install @lydell/node-pty (prebuilt) or node-pty";
   }
   return message;

@@ -10,7 +10,6 @@ import {
   startAcpProxy,
   supervisedAgent,
 } from "@cursor-wrap/acp";
-import { CursorWrapError } from "@cursor-wrap/errors";
 import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
 import { findAgentBinary } from "@cursor-wrap/run";
 import { messageWithHint, SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
@@ -52,10 +51,7 @@ function openAcpLog(options: AcpOptions, io: RunIo): SessionLog | undefined {
       },
     });
   } catch (error) {
-    const message = CursorWrapError.isInstance(error)
-      ? messageWithHint(error)
-      : (error as Error).message;
-    printError(io.stderr, `${message}; proxying without a log`);
+    printError(io.stderr, `${messageWithHint(error)}; proxying without a log`);
     return undefined;
   }
 }

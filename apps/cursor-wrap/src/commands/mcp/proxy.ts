@@ -2,7 +2,6 @@
 // process's stdio, signals and a log.
 
 import { setFlagsFromString } from "node:v8";
-import { CursorWrapError } from "@cursor-wrap/errors";
 import { terminalSafe } from "@cursor-wrap/events";
 import { DEFAULT_RETENTION_MS, openSessionLog, type SessionLog } from "@cursor-wrap/logger";
 import { MCP_RECORDS, type McpProxyLog, startMcpProxy } from "@cursor-wrap/mcp";
@@ -40,10 +39,7 @@ function openProxyLog(
       console: { stream: io.stderr, level: "warn", skip: ["mcp_message"] },
     });
   } catch (error) {
-    const message = CursorWrapError.isInstance(error)
-      ? messageWithHint(error)
-      : (error as Error).message;
-    printError(io.stderr, `${message}; proxying without a log`);
+    printError(io.stderr, `${messageWithHint(error)}; proxying without a log`);
     return undefined;
   }
 }
