@@ -46,3 +46,4 @@ export type {
 } from "./session.js";
 export type { TurnFacts, TurnFactsCollector } from "./turn-facts.js";
 export type { TurnBase, TurnOutcome, TurnResult } from "./turn-result.js";
+export { capYoungGeneration, type YoungGenerationControl } from "./young-generation.js";
