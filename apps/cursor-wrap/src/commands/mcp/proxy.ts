@@ -5,6 +5,7 @@ import { setFlagsFromString } from "node:v8";
 import { terminalSafe } from "@cursor-wrap/events";
 import { DEFAULT_RETENTION_MS, openSessionLog, type SessionLog } from "@cursor-wrap/logger";
 import { MCP_RECORDS, type McpProxyLog, startMcpProxy } from "@cursor-wrap/mcp";
+import { capYoungGeneration } from "@cursor-wrap/run";
 import { AGENT_TOKEN_VARIABLE } from "@cursor-wrap/supervisor";
 import { messageWithHint, SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
 import { shownName } from "../../mcp-sessions.js";
@@ -73,6 +74,7 @@ export async function proxyCommand(
     );
   }
   preferMemoryOverPeakSpeed();
+  capYoungGeneration();
   const serverId = options.serverId ?? command.split(/[/\\]/).pop() ?? command;
   // Settings not given are left to the proxy's own defaults.
   const settings = Object.fromEntries(
