@@ -8,6 +8,7 @@ describe("createBufferFreer", () => {
     let lookups = 0;
     const nudge = createBufferFreer({
       everyBytes: 100,
+      capYoungGeneration: () => undefined,
       collect: () => {
         lookups += 1;
         return (options) => calls.push(options);
@@ -31,6 +32,7 @@ describe("createBufferFreer", () => {
     const nudge = createBufferFreer({
       everyBytes: 100,
       largeEveryBytes: 100,
+      capYoungGeneration: () => undefined,
       collect: () => (options) => calls.push(options),
     });
     nudge(90, 0);
@@ -42,8 +44,28 @@ describe("createBufferFreer", () => {
     expect(calls).toEqual([{ type: "minor" }, undefined, { type: "minor" }]);
   });
 
+  it("caps the young generation once, after the first MiB of output", () => {
+    let caps = 0;
+    const nudge = createBufferFreer({
+      collect: () => undefined,
+      capYoungGeneration: () => {
+        caps += 1;
+      },
+    });
+    nudge(512 * 1024);
+    expect(caps).toBe(0); // a short run never starts the watch
+    nudge(512 * 1024);
+    expect(caps).toBe(1);
+    for (let chunk = 0; chunk < 40; chunk += 1) nudge(512 * 1024);
+    expect(caps).toBe(1);
+  });
+
   it("does nothing when no collector can be had", () => {
-    const nudge = createBufferFreer({ everyBytes: 1, collect: () => undefined });
+    const nudge = createBufferFreer({
+      everyBytes: 1,
+      collect: () => undefined,
+      capYoungGeneration: () => undefined,
+    });
     expect(() => {
       nudge(10);
       nudge(10);

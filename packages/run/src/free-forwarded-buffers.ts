@@ -1,5 +1,6 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { capYoungGeneration } from "./young-generation.js";
 
 type Collect = (options?: { type?: "minor" | "major" }) => void;
 
@@ -19,12 +20,18 @@ type Collect = (options?: { type?: "minor" | "major" }) => void;
  * {@link LARGE_LINE_BYTES} or more (1–3 ms each on this small heap) keeps it to about one
  * line's worth: on the heavy benchmark streams peak RSS went from 160–225 MiB to 95–120 MiB,
  * for about a tenth more time.
+ *
+ * After the first MiB of output it also caps V8's young generation (`capYoungGeneration`):
+ * not at start, where a short run would pay for the watch (about 10 M instructions of
+ * start-up) and never need it; a MiB of output is too little for V8 to grow the space twice.
  */
 export function createBufferFreer(
   options: {
     everyBytes?: number;
     largeEveryBytes?: number;
     collect?: () => Collect | undefined;
+    /** Started once, after {@link CAP_AFTER_BYTES} of output (default: `capYoungGeneration`). */
+    capYoungGeneration?: () => void;
   } = {},
 ): (bytes: number, largeBytes?: number) => void {
   const everyBytes = options.everyBytes ?? 8 * 1024 * 1024;
@@ -33,7 +40,15 @@ export function createBufferFreer(
   let collect: Collect | undefined | null = null; // null: not looked up yet (most runs never need it)
   let since = 0;
   let largeSince = 0;
+  let beforeCap: number | undefined = CAP_AFTER_BYTES;
   return (bytes, largeBytes = 0) => {
+    if (beforeCap !== undefined) {
+      beforeCap -= bytes;
+      if (beforeCap <= 0) {
+        beforeCap = undefined;
+        (options.capYoungGeneration ?? capYoungGeneration)();
+      }
+    }
     since += bytes;
     largeSince += largeBytes;
     if (since < everyBytes && largeSince < largeEveryBytes) return;
@@ -45,6 +60,9 @@ export function createBufferFreer(
     since = 0;
   };
 }
+
+/** Output before the young generation's cap starts, bytes. */
+const CAP_AFTER_BYTES = 1024 * 1024;
 
 /** Lines at least this long count as large for {@link createBufferFreer}, bytes. */
 export const LARGE_LINE_BYTES = 256 * 1024;

@@ -26,7 +26,7 @@ const CAP_BYTES = 8 * 1024 * 1024;
  * collection as a `gc` performance entry: the size is looked at once per collection, not per
  * chunk of output, and the watch ends with the cap. Left at its first size (1 MiB) the
  * collections cost a sixth more CPU on that stream; at 8 MiB no more than at 32 (a young
- * generation that fits the caches is collected as cheaply), for 83–88 instead of 101–111 MiB
+ * generation that fits the caches is collected as cheaply), for 73–88 instead of 101–111 MiB
  * peak.
  *
  * Returns a function that stops the watch (the cap, once set, stays for the process).

@@ -10,7 +10,6 @@ import { openSessionLog } from "@cursor-wrap/logger";
 import { DEFAULT_BACKOFF, DEFAULT_POLICY } from "@cursor-wrap/recovery";
 import {
   type CancelReason,
-  capYoungGeneration,
   closeLogAfterFailure,
   createBufferFreer,
   type Ending,
@@ -392,8 +391,6 @@ export async function runCommand(
   const reader = options.print
     ? undefined
     : createPromptReader(io.stdin, io.stderr, { history: openPromptHistory() });
-  // Memory while output streams (P5): V8's young generation grows once, then no more.
-  capYoungGeneration();
   // The run itself is @cursor-wrap/run's: the CLI hands it the command line's settings, its
   // output, its log, and its control of signals and the terminal.
   const run = runAgent({
