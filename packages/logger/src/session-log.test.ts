@@ -375,10 +375,30 @@ describe("openSessionLog", () => {
     }
   });
 
+  it("fsyncs its first record soon, not at once: nothing has happened yet", () => {
+    vi.useFakeTimers();
+    vi.clearAllMocks();
+    try {
+      const log = open();
+      expect(vi.mocked(fs.fsyncSync)).not.toHaveBeenCalled();
+      expect(vi.mocked(fs.fsync)).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(100);
+      expect(vi.mocked(fs.fsync)).toHaveBeenCalledTimes(1); // in the thread pool
+      expect(records(log.path)[0]).toMatchObject({ msg: "session_start" });
+      log.close({ outcome: "completed", flagged: false, exit_code: 0 });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("flushes every 8 MiB of raw output in the background", () => {
     vi.useFakeTimers();
     try {
+      // The first record's fsync, soon after the start: done at once here, so that it is over
+      // before the output starts.
+      vi.mocked(fs.fsync).mockImplementationOnce((_fd, callback) => callback(null));
       const log = open();
+      vi.advanceTimersByTime(100);
       vi.clearAllMocks();
       const line = parseLine(`{"type":"tool_call","pad":"${"z".repeat(1024 * 1024)}"}`);
       for (let count = 0; count < 7; count += 1) log.raw(line);

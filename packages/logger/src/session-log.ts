@@ -590,6 +590,8 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
       pruned_logs: pruned.length,
     },
     "debug",
+    // fsynced with the next batch (within 50 ms, or at the end): nothing has happened yet.
+    { sync: "soon" },
   );
   if (writableByOthers) {
     logger.warn(
