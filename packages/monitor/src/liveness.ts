@@ -14,7 +14,7 @@ export const RETRY_SAMPLE_MS = 5_000;
  * CPU time is counted in whole clock ticks (Linux's /proc and `ps` both count in 10 ms): a
  * sample can show up to one tick less than each of the tree's processes used.
  */
-export const CPU_TICK_MS = 10;
+const CPU_TICK_MS = 10;
 
 /** The tree made progress over `spanMs`: enough CPU time, or enough bytes moved per second. */
 export function isWorking(
@@ -34,7 +34,7 @@ export function isWorking(
  * `processes` processes) can be called parked: even the ticks the count may have missed would
  * not have made it working. Infinite when no span is long enough.
  */
-export function spanToTellParked(
+function spanToTellParked(
   cpuMs: number,
   processes: number,
   liveness: LivenessThresholds,
