@@ -1,4 +1,7 @@
-import { signalExitCode } from "@cursor-wrap/run";
+import { constants } from "node:os";
+
+// No import of @cursor-wrap/run (its signalExitCode): this module loads with every command,
+// `--version` and `--help` included, which load none of the libraries.
 
 /** The signals that stop cursor-wrap. */
 const EXIT_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
@@ -37,7 +40,7 @@ export function holdExitSignals(host: ExitSignalHost = process): ExitSignals {
     }
     // Another listener is the running command's: the signal is its to handle.
     if (host.listenerCount(signal) > 1) return;
-    host.exit(signalExitCode(signal));
+    host.exit(128 + constants.signals[signal]);
   };
   for (const signal of EXIT_SIGNALS) host.on(signal, onSignal);
   return {
