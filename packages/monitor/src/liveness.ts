@@ -34,11 +34,7 @@ export function isWorking(
  * `processes` processes) can be called parked: even the ticks the count may have missed would
  * not have made it working. Infinite when no span is long enough.
  */
-function spanToTellParked(
-  cpuMs: number,
-  processes: number,
-  liveness: LivenessThresholds,
-): number {
+function spanToTellParked(cpuMs: number, processes: number, liveness: LivenessThresholds): number {
   return (cpuMs + CPU_TICK_MS * processes) / liveness.minCpuFraction;
 }
 
