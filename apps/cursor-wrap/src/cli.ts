@@ -7,6 +7,7 @@ import { MCP_ACTIONS_HELP, MCP_FLAGS, proxyFlagsOf } from "./commands/mcp/flags.
 import { REPLAY_FLAGS, REPLAY_OWN_FLAGS } from "./commands/replay/flags.js";
 import { agentStartMessage, messageWithHint } from "./error-hints.js";
 import { EXIT_CODES_HELP } from "./exit-codes.js";
+import { holdExitSignals } from "./exit-signals.js";
 import { AGENT_FLAGS, MCP_OWN_SUBCOMMANDS } from "./options/agent-flags.js";
 import {
   agentArgumentsOf,
@@ -320,6 +321,8 @@ function flushed(stream: NodeJS.WriteStream, limitMs: number | undefined): Promi
 /** The `cursor-wrap` executable's entry point. */
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
   releaseHungUpTerminalAtExit();
+  // Before any command listens: a stop signal is never left to kill the process unhandled.
+  const exitSignals = holdExitSignals();
   const io: RunIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
   let code: number;
   try {
@@ -331,7 +334,9 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
     );
     code = 1;
   }
-  // The exit code is decided: a stream failing now (a closed terminal: EIO) changes nothing.
+  // The exit code is decided: a stream failing now (a closed terminal: EIO) changes nothing,
+  // and a signal now (a closed terminal's second SIGHUP) only hurries the exit.
+  exitSignals.decide(code);
   process.stdout.on("error", () => {});
   process.stderr.on("error", () => {});
   // Let stdout drain before exiting (a pipe may still hold output), unless nobody reads it;

@@ -155,6 +155,80 @@ describe("takeSample", () => {
   });
 });
 
+describe("takeSample over a span too short to tell", () => {
+  // Quiet since 0, the verdict due at 1 s (--idle-timeout 1s): 5% of a core is working.
+  const context = { liveness, idleTimeoutMs: 1_000, lastAt: 0, anchor: 0, due: 1_000 };
+  const of = (cpuMs: number, pids = [7]): LivenessSignal => ({ type: "liveness", cpuMs, pids });
+
+  it.each([
+    { name: "no tick in 500 ms: parked", cpuMs: 0, pids: [7], decided: false },
+    { name: "one tick in 500 ms: parked (under 20 ms used)", cpuMs: 10, pids: [7], decided: false },
+    { name: "three ticks in 500 ms: working", cpuMs: 30, pids: [7], decided: true },
+    { name: "two ticks in 500 ms: undecided", cpuMs: 20, pids: [7], decided: undefined },
+    {
+      name: "no tick over three processes: undecided",
+      cpuMs: 0,
+      pids: [7, 8, 9],
+      decided: undefined,
+    },
+  ])("$name", ({ cpuMs, pids, decided }) => {
+    const samples = stateWith({ samples: { lastSampleAt: 500 } }).samples;
+    takeSample(samples, of(cpuMs, pids), 1_000, context);
+    expect(samples.decision?.report.working).toBe(decided);
+    if (decided === undefined) {
+      expect(samples.undecided).toEqual({
+        since: 500,
+        cpuMs,
+        ioBytes: undefined,
+        processes: pids.length,
+      });
+      // Sampled again once the span can tell: (cpu + a tick per process) / 5%, from the baseline.
+      expect(samples.retryAt).toBe(500 + Math.floor((cpuMs + 10 * pids.length) / 0.05) + 1);
+    } else {
+      expect(samples.undecided).toBeUndefined();
+    }
+  });
+
+  it("judges the undecided span with the next one, CPU and bytes summed", () => {
+    const samples = stateWith({
+      samples: {
+        lastSampleAt: 1_000,
+        undecided: { since: 500, cpuMs: 20, ioBytes: 40, processes: 1 },
+      },
+    }).samples;
+    takeSample(samples, { type: "liveness", cpuMs: 0, ioBytes: 10, pids: [7] }, 1_200, context);
+    // 20 ms in 700 ms, under 35 ms even with a tick more: parked, over both spans.
+    expect(samples.decision?.report).toMatchObject({
+      working: false,
+      cpuMs: 20,
+      ioBytes: 50,
+      spanMs: 700,
+    });
+    expect(samples.undecided).toBeUndefined();
+    expect(samples.retryAt).toBeUndefined();
+  });
+
+  it("drops an undecided span that began before the silence: the sample is a baseline", () => {
+    const samples = stateWith({
+      samples: {
+        lastSampleAt: 1_000,
+        undecided: { since: 500, cpuMs: 20, ioBytes: undefined, processes: 1 },
+      },
+    }).samples;
+    takeSample(samples, of(0), 1_500, { ...context, lastAt: 1_100, anchor: 1_100, due: 2_100 });
+    expect(samples.decision).toBeUndefined();
+    expect(samples.undecided).toBeUndefined();
+  });
+
+  it("asks again no later than the retry delay when the span that can tell is far", () => {
+    const samples = stateWith({ samples: { lastSampleAt: 59_000 } }).samples;
+    const many = Array.from({ length: 1_000 }, (_, index) => index + 1);
+    takeSample(samples, of(0, many), 60_000, { ...context, idleTimeoutMs: 60_000, due: 60_000 });
+    expect(samples.decision).toBeUndefined();
+    expect(samples.retryAt).toBe(60_000 + RETRY_SAMPLE_MS);
+  });
+});
+
 describe("gate", () => {
   const deadline: Deadline = { kind: "idle", rule: "idle", at: 60_000, anchor: 0, span: 60_000 };
   it.each([

@@ -42,8 +42,15 @@ export interface SampleState {
   lastWorking: LivenessReport | undefined;
   /** The last sample that decided something (working or parked). */
   decision: { at: number; report: LivenessReport } | undefined;
-  /** A sample with no baseline in this silence: decide with another one at this time. */
+  /** A sample with no baseline in this silence, or one that could not tell: decide with another one at this time. */
   retryAt: number | undefined;
+  /**
+   * A span too short to tell a parked tree from a busy one (see `takeSample`): what it showed,
+   * from its baseline at `since`; the next sample judges the two spans as one.
+   */
+  undecided:
+    | { since: number; cpuMs: number; ioBytes: number | undefined; processes: number }
+    | undefined;
 }
 
 /**
@@ -97,6 +104,7 @@ export function createMonitorState(startedAt: number): MonitorState {
       lastWorking: undefined,
       decision: undefined,
       retryAt: undefined,
+      undecided: undefined,
     },
   };
 }

@@ -508,6 +508,65 @@ describe("quiet but working (liveness)", () => {
     );
   });
 
+  it("does not call a busy agent parked on a span too short to tell, on a loaded machine", () => {
+    // The e2e run that was killed (--idle-timeout 1s): the agent spun silent on a machine with
+    // more busy processes than cores. Its baseline came halfway; over the next 500 ms it had
+    // 28 ms of a core, which /proc counts in whole 10 ms ticks: 20 ms, under the 25 ms
+    // (5% of 500 ms) that is working. It was taken as parked and killed at the deadline.
+    const f = live({ idleTimeoutMs: 1 * S });
+    f.send(0, thinking);
+    f.at(500);
+    expect(f.monitor.check().probe).toBe(true);
+    f.send(500, { type: "liveness", cpuMs: 1_230, pids: [4242] });
+    f.at(1 * S);
+    expect(f.monitor.check().probe).toBe(true);
+    f.send(1 * S, { type: "liveness", cpuMs: 20, pids: [4242] });
+    // 20 ms and a tick it may have missed reach 25 ms: no verdict, another look when a span
+    // can tell, (20 + 10) / 5% = 600 ms from the baseline.
+    expect(f.monitor.check()).toMatchObject({ verdict: "ok" });
+    expect(f.monitor.nextDeadline()).toBe(1_101);
+    f.at(1_101);
+    expect(f.monitor.check()).toMatchObject({ verdict: "ok", probe: true });
+    f.send(1_101, { type: "liveness", cpuMs: 20, pids: [4242] });
+    // Both spans as one: 40 ms of CPU in 601 ms, working.
+    const judged = f.monitor.check();
+    expect(judged.verdict).toBe("ok");
+    expect(judged.working).toMatchObject({ working: true, cpuMs: 40, spanMs: 601 });
+  });
+
+  it("still fires at the deadline over a short span when even a missed tick would not be work", () => {
+    const f = live({ idleTimeoutMs: 1 * S });
+    f.send(0, thinking);
+    f.send(500, { type: "liveness", cpuMs: 900, pids: [4242] });
+    f.at(1 * S);
+    f.monitor.check();
+    // 10 ms counted, under 20 ms used: less than 25 ms, parked however the ticks fell.
+    f.send(1 * S, { type: "liveness", cpuMs: 10, pids: [4242] });
+    expect(f.monitor.check()).toMatchObject({
+      verdict: "hang",
+      reason: { kind: "idle", liveness: { working: false, cpuMs: 10, spanMs: 500 } },
+    });
+  });
+
+  it("judges an undecided span with the next and calls the tree parked once they can tell", () => {
+    const f = live({ idleTimeoutMs: 1 * S });
+    f.send(0, thinking);
+    f.send(500, { type: "liveness", cpuMs: 0, pids: [1, 2, 3] });
+    f.at(1 * S);
+    f.monitor.check();
+    // Three processes may each have used a tick unseen: 30 ms, over 25 ms. Not yet parked.
+    f.send(1 * S, { type: "liveness", cpuMs: 0, pids: [1, 2, 3] });
+    expect(f.monitor.check().verdict).toBe("ok");
+    expect(f.monitor.nextDeadline()).toBe(1_101);
+    f.at(1_101);
+    f.monitor.check();
+    f.send(1_101, { type: "liveness", cpuMs: 0, pids: [1, 2, 3] });
+    expect(f.monitor.check()).toMatchObject({
+      verdict: "hang",
+      reason: { liveness: { working: false, cpuMs: 0, spanMs: 601 } },
+    });
+  });
+
   it("counts bytes moved as work, as when a reply streams in without CPU to speak of", () => {
     const f = live();
     f.send(0, thinking);
