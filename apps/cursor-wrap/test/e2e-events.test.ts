@@ -4,9 +4,10 @@
 
 import type { ContractEvent } from "@cursor-wrap/events";
 import { contractSchemas } from "@cursor-wrap/events/schemas";
-import { realCaptures } from "@cursor-wrap/fixtures";
+import { type Capture, realCapture, realCaptures } from "@cursor-wrap/fixtures";
 import { describe, expect, it } from "vitest";
 import { checkNoSurvivorsAfterAll, FAST, invocations, logRecords, run, wrap } from "./harness.js";
+import { inMemoryAgent, runInProcess } from "./in-process.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -92,24 +93,54 @@ describe("cursor-wrap -p --output-format events", () => {
     expect(finishOf(eventsOf(result.stdout))).toBe("cancelled");
   });
 
+  /** A replayed capture's stream: well-formed, and the assistant's text once, never repeated. */
+  function checkReplayed(capture: Capture, stdout: Buffer): void {
+    const events = eventsOf(stdout);
+    expect(["stop", "error"], capture.name).toContain(finishOf(events));
+    const text = events.flatMap((event) =>
+      event.type === "assistant_delta" ? [event.data.content] : [],
+    );
+    expect(text.join("").length, capture.name).toBeLessThanOrEqual(
+      capture.bytes.toString("utf8").length,
+    );
+  }
+
+  // Every capture in-process (the stream is what is checked: an agent in memory prints the
+  // capture's bytes and exits); a few through real processes, with the capture's timing.
   it("every real capture replayed: a well-formed stream", async () => {
     for (const capture of realCaptures()) {
+      const agent = inMemoryAgent(() => ({ stdout: capture.bytes, code: 0 }));
+      const result = await runInProcess(
+        ["-p", "--output-format", "events", "--exit-grace", "1s", "go"],
+        { startAgent: agent.start },
+      );
+      expect(agent.starts, capture.name).toHaveLength(1);
+      checkReplayed(capture, result.stdout);
+    }
+  });
+
+  it("real captures replayed by a real agent process: a well-formed stream", async () => {
+    const names = REAL_REPLAYS.filter((name) =>
+      realCaptures().some((capture) => capture.name === name),
+    );
+    // Captures from elsewhere (CURSOR_WRAP_REAL_FIXTURES) may lack these: then the first two.
+    const captures =
+      names.length > 0 ? names.map((name) => realCapture(name)) : realCaptures().slice(0, 2);
+    for (const capture of captures) {
       const result = await run(["-p", "--output-format", "events", "--exit-grace", "1s", "go"], {
         scenario: `replay:${capture.path}`,
         speed: 1000,
       });
-      const events = eventsOf(result.stdout);
-      expect(["stop", "error"], capture.name).toContain(finishOf(events));
-      // The deltas are the assistant's text once, never repeated.
-      const text = events.flatMap((event) =>
-        event.type === "assistant_delta" ? [event.data.content] : [],
-      );
-      expect(text.join("").length, capture.name).toBeLessThanOrEqual(
-        capture.bytes.toString("utf8").length,
-      );
+      checkReplayed(capture, result.stdout);
     }
   });
 });
+
+/** Captures also replayed through real processes: a whole session, and an excerpt of one. */
+const REAL_REPLAYS = [
+  "reifying-cursor-hack--testdata-full-session",
+  "xpadev-net-agentic-automation--sample-log-TAIL-excerpt",
+];
 
 describe("cursor-wrap -p --input-format turn", () => {
   it("sends the messages as the prompt and echoes turnId in every event", async () => {
