@@ -19,6 +19,7 @@ import {
   survivors,
   wrap,
 } from "./harness.js";
+import { runInProcess } from "./in-process.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -257,14 +258,14 @@ describe("a log whose last record was cut short (SIGKILL during a large write)",
     const result = await run(["-p", "x"], { scenario: "quick" });
     const [file] = logFiles(result);
     appendFileSync(file!, '{"level":20,"time":1,"msg":"raw_event","recv_ts":1,"raw":{"type":"assi');
-    const logs = await run(["logs", "--log-dir", result.logDir]);
+    const logs = await runInProcess(["logs", "--log-dir", result.logDir]);
     expect(logs.code).toBe(0);
     expect(logs.stdout.toString()).toContain("(truncated record)");
-    const show = await run(["logs", "show", file!]);
+    const show = await runInProcess(["logs", "show", file!]);
     expect(show.code).toBe(0);
     expect(show.stdout.toString()).toContain("[truncated record: ");
     expect(show.stdout.toString()).toContain("Done: x");
-    const replay = await run(["replay", file!]);
+    const replay = await runInProcess(["replay", file!]);
     expect(replay.code).toBe(0);
     expect(replay.stdout.toString()).toContain("a truncated record at the end");
     expect(replay.stdout.toString()).toContain("turn 1");

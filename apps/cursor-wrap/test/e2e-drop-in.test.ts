@@ -390,7 +390,7 @@ describe("as a drop-in for cursor-agent", () => {
         from: "2026.09.10-aaa",
         to: "2026.09.17-bbb",
       });
-      const list = await run(["logs", "--log-dir", result.logDir]);
+      const list = await runInProcess(["logs", "--log-dir", result.logDir]);
       expect(list.stdout.toString()).toContain("2026.09.17-bbb");
     } finally {
       rmSync(root, { recursive: true, force: true });
