@@ -16,6 +16,7 @@ import {
   wrap,
   wrapperLines,
 } from "./harness.js";
+import { inMemoryAgent, runInProcess } from "./in-process.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -168,35 +169,44 @@ describe("failures", () => {
 });
 
 describe("the command line", () => {
+  // What the command line is taken to mean is decided before any process starts: these run
+  // in-process, with an agent in memory that records whether it was started at all.
   it("says when the word meant as the prompt was passed to the agent as a flag, and how to send it", async () => {
     for (const word of ["-dash-prompt", "--dash-prompt", "-x is broken"]) {
-      const result = await run(["-p", word], { scenario: "quick" });
+      const agent = inMemoryAgent();
+      const result = await runInProcess(["-p", word], { startAgent: agent.start });
       expect(result.code, word).toBe(1);
       expect(result.stderr, word).toBe(
         `cursor-wrap: no prompt: stdin was empty; ${JSON.stringify(word)} was passed to cursor-agent as a flag: a prompt that starts with - goes after --, as in cursor-wrap -p -- ${JSON.stringify(word)}; see cursor-wrap --help\n`,
       );
-      expect(invocations(result)).toEqual([]);
+      expect(agent.starts).toEqual([]);
     }
     // Given the way it says, it is the prompt.
-    const sent = await run(["-p", "--", "-dash-prompt"], { scenario: "quick" });
+    const agent = inMemoryAgent();
+    const sent = await runInProcess(["-p", "--", "-dash-prompt"], { startAgent: agent.start });
     expect(sent.code).toBe(0);
-    expect(invocations(sent)[0]?.prompt).toBe("-dash-prompt");
+    expect(agent.starts[0]?.prompt).toBe("-dash-prompt");
     // A known flag of the agent is not taken for a prompt.
-    const known = await run(["-p", "--trust"], { scenario: "quick" });
+    const known = await runInProcess(["-p", "--trust"], { startAgent: inMemoryAgent().start });
     expect(known.stderr).toBe("cursor-wrap: no prompt: stdin was empty; see cursor-wrap --help\n");
   });
 
   it("rejects an unknown flag with a suggestion, exit 1", async () => {
-    const result = await run(["-p", "x", "--idel-timeout", "5s"], { scenario: "quick" });
+    const agent = inMemoryAgent();
+    const result = await runInProcess(["-p", "x", "--idel-timeout", "5s"], {
+      startAgent: agent.start,
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       "cursor-wrap: unknown option --idel-timeout (did you mean --idle-timeout?); a prompt that starts with - goes after --; see cursor-wrap --help\n",
     );
-    expect(invocations(result)).toEqual([]);
+    expect(agent.starts).toEqual([]);
   });
 
   it("rejects a duration without a unit", async () => {
-    const result = await run(["-p", "x", "--idle-timeout", "60"], { scenario: "quick" });
+    const result = await runInProcess(["-p", "x", "--idle-timeout", "60"], {
+      startAgent: inMemoryAgent().start,
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
       '--idle-timeout takes a duration such as 500ms, 30s, 5m or 1h, not "60"',
