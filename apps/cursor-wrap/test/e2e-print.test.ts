@@ -2,7 +2,7 @@
 
 import { createLineFramer } from "@cursor-wrap/events";
 import { realCapture } from "@cursor-wrap/fixtures";
-import type { FakeAgentOptions, Step } from "@cursor-wrap/testkit";
+import { agentEvents, type Step } from "@cursor-wrap/testkit";
 import { describe, expect, it } from "vitest";
 import {
   checkNoSurvivorsAfterAll,
@@ -12,6 +12,7 @@ import {
   run,
   wrapperLines,
 } from "./harness.js";
+import { type AgentScript, inMemoryAgent, runInProcess } from "./in-process.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -344,38 +345,54 @@ describe("cursor-wrap -p", () => {
     expect(result.stdout.toString()).toBe("All tests pass.\n");
   });
 
+  // In-process: where the hint goes is decided by the format and the ending; agents in memory
+  // (a hang is one that prints its start and then nothing until it is killed). The hang, the
+  // exit without a result and the kill themselves are shown by real processes above.
   it("says how to resume after every abnormal ending: in the output, else once on stderr", async () => {
     const sessionId = "5d2c7a1e-0b6f-4d7e-9a43-3f1f0e8c2b11";
-    const errorResult: Step[] = [
-      { type: "line", value: { type: "system", subtype: "init", session_id: sessionId } },
-      {
-        type: "line",
-        value: {
+    const context = { sessionId, requestId: "req-hint" };
+    const lines = (...events: Array<Record<string, unknown>>): string =>
+      events.map((event) => `${JSON.stringify(event)}\n`).join("");
+    const opening = lines(
+      agentEvents.init(context),
+      agentEvents.user(context, "x"),
+      agentEvents.thinkingDelta(context, "Let me", Date.now()),
+    );
+    const hang: AgentScript = () => ({ stdout: opening, code: null });
+    const abnormal: AgentScript = () => ({
+      stdout: opening,
+      stderr: "Error: stream closed unexpectedly\n",
+      code: 3,
+    });
+    const errorResult: AgentScript = () => ({
+      stdout: lines(
+        { type: "system", subtype: "init", session_id: sessionId },
+        {
           type: "result",
           subtype: "error",
           is_error: true,
           result: "failed",
           session_id: sessionId,
         },
-      },
-      { type: "exit", code: 0 },
-    ];
-    const cases: Array<[string, string, FakeAgentOptions["scenario"], "output" | "stderr"]> = [
+      ),
+      code: 0,
+    });
+    const cases: Array<[string, string, AgentScript, "output" | "stderr"]> = [
       // With neither stdout nor stderr a terminal, text is the final answer alone: no place for it.
-      ["text", "a hang", "idle-hang", "stderr"],
-      ["text", "an exit without a result", "abnormal:3", "stderr"],
+      ["text", "a hang", hang, "stderr"],
+      ["text", "an exit without a result", abnormal, "stderr"],
       ["text", "an is_error result", errorResult, "stderr"],
-      ["stream-json", "a hang", "idle-hang", "output"],
+      ["stream-json", "a hang", hang, "output"],
       ["stream-json", "an is_error result", errorResult, "stderr"],
-      ["json", "a hang", "idle-hang", "output"],
+      ["json", "a hang", hang, "output"],
       ["json", "an is_error result", errorResult, "stderr"],
     ];
-    for (const [format, what, scenario, where] of cases) {
+    for (const [format, what, script, where] of cases) {
       const label = `${format}, ${what}`;
-      const result = await run(["-p", "x", "--output-format", format, ...FAST], {
-        scenario,
-        env: { FAKE_AGENT_SESSION_ID: sessionId },
-      });
+      const agent = inMemoryAgent(script);
+      // The exit without a result is retried (and fails each time): no need to wait long.
+      const args = ["-p", "x", "--output-format", format, "--retry-backoff", "10ms", ...FAST];
+      const result = await runInProcess(args, { startAgent: agent.start });
       expect(result.code, label).not.toBe(0);
       const hints = result.stderr.split("\n").filter((line) => line.includes("resume with:"));
       if (where === "stderr") {
@@ -389,7 +406,9 @@ describe("cursor-wrap -p", () => {
       }
     }
     // A turn that went well needs no hint.
-    const fine = await run(["-p", "x", "--output-format", "text"], { scenario: "quick" });
+    const fine = await runInProcess(["-p", "x", "--output-format", "text"], {
+      startAgent: inMemoryAgent().start,
+    });
     expect(fine.code).toBe(0);
     expect(fine.stderr).not.toContain("resume with:");
   });

@@ -101,8 +101,15 @@ export interface AgentStart {
   prompt: string;
 }
 
-/** What an in-memory agent prints when started: its stdout bytes, then its exit code. */
-export type AgentScript = (start: AgentStart) => { stdout: string | Buffer; code: number };
+/**
+ * What an in-memory agent does when started: print its stdout (and stderr) bytes, then exit
+ * with `code`, or (`null`) stay alive and silent until it is killed, as a hung agent does.
+ */
+export type AgentScript = (start: AgentStart) => {
+  stdout: string | Buffer;
+  stderr?: string | Buffer;
+  code: number | null;
+};
 
 /**
  * The fake agent's `quick` scenario, in memory: an init, the prompt echoed as the user's
@@ -140,11 +147,12 @@ export function inMemoryAgent(script: AgentScript = quickTurn): {
           : Buffer.from(options.prompt).toString("utf8");
       const start = { args: options.args ?? [], prompt };
       starts.push(start);
-      const { stdout, code } = script(start);
+      const { stdout, stderr, code } = script(start);
       // After the caller has its handle: as a real process's output comes after its spawn.
       setImmediate(() => {
         agent.stdout(stdout);
-        agent.exit({ code, signal: null });
+        if (stderr !== undefined) agent.stderr(stderr);
+        if (code !== null) agent.exit({ code, signal: null });
       });
       return handle;
     },
