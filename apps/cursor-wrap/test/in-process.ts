@@ -9,9 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { fakeAgentProcess } from "@cursor-wrap/run/testing";
-import type { AgentProcess, StartOptions } from "@cursor-wrap/supervisor";
-import { agentEvents, fakeAgentBin } from "@cursor-wrap/testkit";
+import { type AgentProcess, type StartOptions, start } from "@cursor-wrap/supervisor";
+import { agentEvents, type FakeAgentOptions, fakeAgentBin } from "@cursor-wrap/testkit";
 import { runCli } from "../src/cli.js";
+import { fakeAgentEnvIn, runDirectory } from "./harness.js";
 
 /** What an in-process run printed and its exit code, as {@link run} of the harness gives it. */
 export interface InProcessRun {
@@ -20,6 +21,22 @@ export interface InProcessRun {
   stderr: string;
   /** The run's log directory (the one `--log-dir` named, with the default flags). */
   logDir: string;
+}
+
+/**
+ * Starts the fake agent (`@cursor-wrap/testkit`) as a real process for an in-process run, with
+ * its scenario and its record in `dir`: the agent's behaviour is the end-to-end tests' own, only
+ * the CLI runs in the test process. `env` is added to the agent's environment.
+ */
+export function fakeAgentStarter(
+  dir: string,
+  options: { scenario?: FakeAgentOptions["scenario"]; env?: Record<string, string> },
+): (options: StartOptions) => Promise<AgentProcess> {
+  return (startOptions) =>
+    start({
+      ...startOptions,
+      env: { ...startOptions.env, ...fakeAgentEnvIn(dir, options), ...options.env },
+    });
 }
 
 /** Options for {@link runInProcess}. */
@@ -33,6 +50,8 @@ export interface InProcessOptions {
    * --agent-bin, --log-dir (a fresh directory), short kill and drain graces.
    */
   defaults?: boolean;
+  /** The log directory the default flags name. Default: a fresh one. */
+  logDir?: string;
   /** Starts each turn's agent (see {@link inMemoryAgent}); without it a run starts real processes. */
   startAgent?: (options: StartOptions) => Promise<AgentProcess>;
 }
@@ -52,7 +71,7 @@ export async function runInProcess(
     err += chunk.toString("utf8");
   });
   stdin.end(options.input ?? "");
-  const logDir = logDirectory();
+  const logDir = options.logDir ?? logDirectory();
   const command = args[0];
   const ownCommand = command === "logs" || command === "replay" || command === "demo";
   const defaults =
@@ -162,4 +181,33 @@ export function inMemoryAgent(script: AgentScript = quickTurn): {
 /** A fresh directory for a run's logs. */
 export function logDirectory(): string {
   return join(mkdtempSync(join(tmpdir(), "cursor-wrap-in-process-")), "logs");
+}
+
+/** An in-process run with the fake agent as a real process: what {@link runWithFakeAgent} gives. */
+export interface FakeAgentRun extends InProcessRun {
+  /** The run's directory: the fake agent's invocations (`invocations()` of the harness). */
+  dir: string;
+}
+
+/**
+ * Run a command line in-process against the fake agent started as a real process with
+ * `scenario`: for tests of what the CLI decides from what the agent does (recovery, rendering,
+ * reports), which need no process of the CLI's own. `env` reaches both the CLI and the agent.
+ */
+export async function runWithFakeAgent(
+  args: string[],
+  options: {
+    scenario?: FakeAgentOptions["scenario"];
+    env?: Record<string, string>;
+    input?: string;
+  } = {},
+): Promise<FakeAgentRun> {
+  const dir = runDirectory();
+  const result = await runInProcess(args, {
+    logDir: join(dir, "logs"),
+    ...(options.input === undefined ? {} : { input: options.input }),
+    ...(options.env === undefined ? {} : { env: options.env }),
+    startAgent: fakeAgentStarter(dir, options),
+  });
+  return { ...result, dir };
 }
