@@ -1,4 +1,8 @@
-// End to end, print mode (-p): the built executable against the fake agent.
+// Print mode (-p) against the fake agent. What only the CLI's own process shows (the prompt on
+// a real stdin, byte-identical output through a pipe, the hangs, kills and lingers of the
+// acceptance checks) runs the built executable; what the CLI decides from the agent's output
+// (deadlines that must not fire, retries, arguments, output formats) runs it in-process
+// (`runWithFakeAgent`), the fake agent still a real process.
 
 import { createLineFramer } from "@cursor-wrap/events";
 import { realCapture } from "@cursor-wrap/fixtures";
@@ -12,7 +16,7 @@ import {
   run,
   wrapperLines,
 } from "./harness.js";
-import { type AgentScript, inMemoryAgent, runInProcess } from "./in-process.js";
+import { type AgentScript, inMemoryAgent, runInProcess, runWithFakeAgent } from "./in-process.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -140,18 +144,24 @@ describe("cursor-wrap -p", () => {
 
   it("does not kill a long tool call within its declared timeout (AC4)", async () => {
     // The tool runs 2 s in silence, far past the 700 ms idle timeout, but inside its declared 5 s.
-    const result = await run(["-p", "x", "--idle-timeout", "700ms", "--tool-grace", "300ms"], {
-      scenario: "long-tool:2000",
-    });
+    const result = await runWithFakeAgent(
+      ["-p", "x", "--idle-timeout", "700ms", "--tool-grace", "300ms"],
+      {
+        scenario: "long-tool:2000",
+      },
+    );
     expect(result.code).toBe(0);
     expect(wrapperLines(result.stdout)).toEqual([]);
   });
 
   it("does not kill parallel calls when one finishes first (AC5)", async () => {
     // 2.4 s of silence while two calls run, one finishing after 0.8 s: far past the idle timeout.
-    const result = await run(["-p", "x", "--idle-timeout", "700ms", "--tool-grace", "300ms"], {
-      scenario: "parallel:2400",
-    });
+    const result = await runWithFakeAgent(
+      ["-p", "x", "--idle-timeout", "700ms", "--tool-grace", "300ms"],
+      {
+        scenario: "parallel:2400",
+      },
+    );
     expect(result.code).toBe(0);
   });
 
@@ -197,9 +207,12 @@ describe("cursor-wrap -p", () => {
         },
       },
     ];
-    const result = await run(["-p", "x", "--idle-timeout", "700ms", "--tool-grace", "200ms"], {
-      scenario,
-    });
+    const result = await runWithFakeAgent(
+      ["-p", "x", "--idle-timeout", "700ms", "--tool-grace", "200ms"],
+      {
+        scenario,
+      },
+    );
     expect(result.code).toBe(0);
     expect(logRecords(result).filter((record) => record.msg === "hang_detected")).toEqual([]);
   });
@@ -225,7 +238,7 @@ describe("cursor-wrap -p", () => {
   });
 
   it("stops a turn past its budget with exit 2", async () => {
-    const result = await run(["-p", "x", "--max-turn-duration", "600ms"], {
+    const result = await runWithFakeAgent(["-p", "x", "--max-turn-duration", "600ms"], {
       scenario: "slow:5000",
     });
     expect(result.code).toBe(2);
@@ -239,9 +252,12 @@ describe("cursor-wrap -p", () => {
     // The exit grace of FAST (300 ms) is shorter than a loaded machine may take to end the
     // second attempt after its result: that would add a linger verdict this test is not about.
     const flags = [...FAST.filter((_, index) => index < 4), "--exit-grace", "30s"];
-    const result = await run(["-p", "x", ...flags, "--prompt-after-hang", "continue please"], {
-      scenario: ["tool-hang:200", "quick"],
-    });
+    const result = await runWithFakeAgent(
+      ["-p", "x", ...flags, "--prompt-after-hang", "continue please"],
+      {
+        scenario: ["tool-hang:200", "quick"],
+      },
+    );
     expect(result.code).toBe(0);
     const [first, second] = invocations(result);
     expect(second).toMatchObject({ stdin: "continue please", sessionId: first!.sessionId });
@@ -266,7 +282,7 @@ describe("cursor-wrap -p", () => {
   });
 
   it("gives up after --max-hang-retries hangs in a row and exits 2", async () => {
-    const result = await run(
+    const result = await runWithFakeAgent(
       ["-p", "x", ...FAST, "--prompt-after-hang", "go on", "--max-hang-retries", "2"],
       { scenario: "idle-hang" },
     );
@@ -280,7 +296,9 @@ describe("cursor-wrap -p", () => {
   });
 
   it("resumes the session given with --resume on the first turn", async () => {
-    const result = await run(["-p", "x", "--resume", "abc-123"], { scenario: "quick" });
+    const result = await runWithFakeAgent(["-p", "x", "--resume", "abc-123"], {
+      scenario: "quick",
+    });
     expect(result.code).toBe(0);
     expect(invocations(result)[0]?.argv).toEqual([
       "--print",
@@ -293,7 +311,7 @@ describe("cursor-wrap -p", () => {
   });
 
   it("passes the agent's flags on in order, and after a prompt everything after -- unchanged", async () => {
-    const result = await run(
+    const result = await runWithFakeAgent(
       [
         "-p",
         "x",
@@ -325,11 +343,13 @@ describe("cursor-wrap -p", () => {
   });
 
   it("prints only the result object with --output-format json", async () => {
-    const result = await run(["-p", "x", "--output-format", "json"], { scenario: "normal:10" });
+    const result = await runWithFakeAgent(["-p", "x", "--output-format", "json"], {
+      scenario: "normal:10",
+    });
     const lines = result.stdout.toString().trimEnd().split("\n");
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ type: "result", subtype: "success" });
-    const hang = await run(["-p", "x", "--output-format", "json", ...FAST], {
+    const hang = await runWithFakeAgent(["-p", "x", "--output-format", "json", ...FAST], {
       scenario: "idle-hang",
     });
     expect(hang.code).toBe(2);
@@ -340,7 +360,9 @@ describe("cursor-wrap -p", () => {
   });
 
   it("prints the final answer only with --output-format text to a pipe, as cursor-agent does", async () => {
-    const result = await run(["-p", "x", "--output-format", "text"], { scenario: "normal:10" });
+    const result = await runWithFakeAgent(["-p", "x", "--output-format", "text"], {
+      scenario: "normal:10",
+    });
     expect(result.code).toBe(0);
     expect(result.stdout.toString()).toBe("All tests pass.\n");
   });
