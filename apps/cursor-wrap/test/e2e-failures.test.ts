@@ -1,4 +1,6 @@
-// End to end: what goes wrong, and what cursor-wrap does about it (docs/requirements.md §9).
+// What goes wrong, and what cursor-wrap does about it (docs/requirements.md §9): the built
+// executable for what only its process shows (spawn failures, a closed stdout, kills, exit
+// codes), the CLI in-process for how it reads a command line and names the agent's failures.
 
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
@@ -16,7 +18,7 @@ import {
   wrap,
   wrapperLines,
 } from "./harness.js";
-import { inMemoryAgent, runInProcess } from "./in-process.js";
+import { inMemoryAgent, runInProcess, runWithFakeAgent } from "./in-process.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -81,9 +83,12 @@ describe("failures", () => {
     ["usage-limit", "cursor-agent has hit a usage limit: Error: You've hit your usage limit"],
   ] as const) {
     it(`shows ${scenario} as one clear message, never retries it, exits 1`, async () => {
-      const result = await run(["-p", "x", "--prompt-after-hang", "continue", ...FAST], {
-        scenario,
-      });
+      const result = await runWithFakeAgent(
+        ["-p", "x", "--prompt-after-hang", "continue", ...FAST],
+        {
+          scenario,
+        },
+      );
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`cursor-wrap: ${expected}`);
       expect(result.stderr.match(/cursor-wrap: /g)).toHaveLength(1);
@@ -95,7 +100,7 @@ describe("failures", () => {
   }
 
   it("reports a --resume of a session the agent no longer knows as such", async () => {
-    const result = await run(["-p", "x", "--resume", "gone-session"], {
+    const result = await runWithFakeAgent(["-p", "x", "--resume", "gone-session"], {
       scenario: "unknown-session",
     });
     expect(result.code).toBe(1);
@@ -142,12 +147,14 @@ describe("failures", () => {
   });
 
   it("shows agent stderr per --stderr: errors (default), all, none", async () => {
-    const errors = await run(["-p", "x"], { scenario: "stderr-mirror" });
+    const errors = await runWithFakeAgent(["-p", "x"], { scenario: "stderr-mirror" });
     expect(errors.stderr).toContain("Warning: rate limited, retrying in 1s\n");
     expect(errors.stderr).not.toContain('{"type"');
-    const all = await run(["-p", "x", "--stderr", "all"], { scenario: "stderr-mirror" });
+    const all = await runWithFakeAgent(["-p", "x", "--stderr", "all"], {
+      scenario: "stderr-mirror",
+    });
     expect(all.stderr).toContain('{"type":"system"');
-    const none = await run(["-p", "x", "--stderr", "none", "--log-level", "silent"], {
+    const none = await runWithFakeAgent(["-p", "x", "--stderr", "none", "--log-level", "silent"], {
       scenario: "stderr-mirror",
     });
     expect(none.stderr).toBe("");
@@ -157,7 +164,7 @@ describe("failures", () => {
   });
 
   it("tolerates an unmatched completion with a warning record, not a hang", async () => {
-    const result = await run(["-p", "x", "--idle-timeout", "30s"], {
+    const result = await runWithFakeAgent(["-p", "x", "--idle-timeout", "30s"], {
       scenario: `replay:${realCapture("xpadev-net-agentic-automation--sample-log-TAIL-excerpt").path}`,
       speed: 1000,
     });

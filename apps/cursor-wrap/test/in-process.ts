@@ -30,7 +30,11 @@ export interface InProcessRun {
  */
 export function fakeAgentStarter(
   dir: string,
-  options: { scenario?: FakeAgentOptions["scenario"]; env?: Record<string, string> },
+  options: {
+    scenario?: FakeAgentOptions["scenario"];
+    env?: Record<string, string>;
+    speed?: number;
+  },
 ): (options: StartOptions) => Promise<AgentProcess> {
   return (startOptions) =>
     start({
@@ -200,6 +204,8 @@ export async function runWithFakeAgent(
     scenario?: FakeAgentOptions["scenario"];
     env?: Record<string, string>;
     input?: string;
+    /** Replay speed of `replay:` scenarios. */
+    speed?: number;
   } = {},
 ): Promise<FakeAgentRun> {
   const dir = runDirectory();
