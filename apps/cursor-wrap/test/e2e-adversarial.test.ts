@@ -19,7 +19,7 @@ import {
   survivors,
   wrap,
 } from "./harness.js";
-import { runInProcess } from "./in-process.js";
+import { runInProcess, runWithFakeAgent } from "./in-process.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -140,7 +140,7 @@ describe("a stalled stdout reader", () => {
 
 describe("agent stderr", () => {
   it("is shown once and logged once by default", async () => {
-    const result = await run(["-p", "x"], { scenario: "stderr-mirror" });
+    const result = await runWithFakeAgent(["-p", "x"], { scenario: "stderr-mirror" });
     expect(result.code).toBe(0);
     expect(result.stderr.match(/rate limited/g)).toHaveLength(1);
     const logged = readFileSync(logFiles(result)[0]!, "utf8").match(/rate limited/g);
@@ -179,9 +179,12 @@ describe("a result line longer than --parse-cap", () => {
       result: answer,
       session_id: SESSION,
     };
-    const result = await run(["-p", "x", "--output-format", "json", "--parse-cap", "64KiB"], {
-      scenario: [INIT, { type: "line", value: resultLine }],
-    });
+    const result = await runWithFakeAgent(
+      ["-p", "x", "--output-format", "json", "--parse-cap", "64KiB"],
+      {
+        scenario: [INIT, { type: "line", value: resultLine }],
+      },
+    );
     expect(result.code).toBe(0);
     expect(result.stdout.toString("utf8")).toBe(`${JSON.stringify(resultLine)}\n`);
   });
@@ -197,7 +200,7 @@ describe("noise", () => {
         tool_call: { readToolCall: { args: { path: "a" }, result: { success: {} } } },
       }),
     );
-    const result = await run(["-p", "x"], { scenario: [INIT, ...ends, RESULT] });
+    const result = await runWithFakeAgent(["-p", "x"], { scenario: [INIT, ...ends, RESULT] });
     expect(result.code).toBe(0);
     const warnings = logRecords(result).filter((record) => record.msg === "monitor_warning");
     expect(warnings).toHaveLength(10);
@@ -219,10 +222,12 @@ describe("prompts", () => {
   });
 
   it("takes a prompt that starts with - after --, and says so when it is taken as an option", async () => {
-    const taken = await run(["-p", "-x is the wrong flag"]);
+    const taken = await runWithFakeAgent(["-p", "-x is the wrong flag"]);
     expect(taken.code).toBe(1);
     expect(taken.stderr).toContain("a prompt that starts with - goes after --");
-    const given = await run(["-p", "--", "-x is the wrong flag"], { scenario: "quick" });
+    const given = await runWithFakeAgent(["-p", "--", "-x is the wrong flag"], {
+      scenario: "quick",
+    });
     expect(given.code).toBe(0);
     expect(invocations(given)[0]!.prompt).toBe("-x is the wrong flag");
   });
