@@ -19,6 +19,7 @@ import {
   survivors,
   wrap,
 } from "./harness.js";
+import { runInProcess, runWithFakeAgent } from "./in-process.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -139,7 +140,7 @@ describe("a stalled stdout reader", () => {
 
 describe("agent stderr", () => {
   it("is shown once and logged once by default", async () => {
-    const result = await run(["-p", "x"], { scenario: "stderr-mirror" });
+    const result = await runWithFakeAgent(["-p", "x"], { scenario: "stderr-mirror" });
     expect(result.code).toBe(0);
     expect(result.stderr.match(/rate limited/g)).toHaveLength(1);
     const logged = readFileSync(logFiles(result)[0]!, "utf8").match(/rate limited/g);
@@ -178,9 +179,12 @@ describe("a result line longer than --parse-cap", () => {
       result: answer,
       session_id: SESSION,
     };
-    const result = await run(["-p", "x", "--output-format", "json", "--parse-cap", "64KiB"], {
-      scenario: [INIT, { type: "line", value: resultLine }],
-    });
+    const result = await runWithFakeAgent(
+      ["-p", "x", "--output-format", "json", "--parse-cap", "64KiB"],
+      {
+        scenario: [INIT, { type: "line", value: resultLine }],
+      },
+    );
     expect(result.code).toBe(0);
     expect(result.stdout.toString("utf8")).toBe(`${JSON.stringify(resultLine)}\n`);
   });
@@ -196,7 +200,7 @@ describe("noise", () => {
         tool_call: { readToolCall: { args: { path: "a" }, result: { success: {} } } },
       }),
     );
-    const result = await run(["-p", "x"], { scenario: [INIT, ...ends, RESULT] });
+    const result = await runWithFakeAgent(["-p", "x"], { scenario: [INIT, ...ends, RESULT] });
     expect(result.code).toBe(0);
     const warnings = logRecords(result).filter((record) => record.msg === "monitor_warning");
     expect(warnings).toHaveLength(10);
@@ -218,10 +222,12 @@ describe("prompts", () => {
   });
 
   it("takes a prompt that starts with - after --, and says so when it is taken as an option", async () => {
-    const taken = await run(["-p", "-x is the wrong flag"]);
+    const taken = await runWithFakeAgent(["-p", "-x is the wrong flag"]);
     expect(taken.code).toBe(1);
     expect(taken.stderr).toContain("a prompt that starts with - goes after --");
-    const given = await run(["-p", "--", "-x is the wrong flag"], { scenario: "quick" });
+    const given = await runWithFakeAgent(["-p", "--", "-x is the wrong flag"], {
+      scenario: "quick",
+    });
     expect(given.code).toBe(0);
     expect(invocations(given)[0]!.prompt).toBe("-x is the wrong flag");
   });
@@ -257,14 +263,14 @@ describe("a log whose last record was cut short (SIGKILL during a large write)",
     const result = await run(["-p", "x"], { scenario: "quick" });
     const [file] = logFiles(result);
     appendFileSync(file!, '{"level":20,"time":1,"msg":"raw_event","recv_ts":1,"raw":{"type":"assi');
-    const logs = await run(["logs", "--log-dir", result.logDir]);
+    const logs = await runInProcess(["logs", "--log-dir", result.logDir]);
     expect(logs.code).toBe(0);
     expect(logs.stdout.toString()).toContain("(truncated record)");
-    const show = await run(["logs", "show", file!]);
+    const show = await runInProcess(["logs", "show", file!]);
     expect(show.code).toBe(0);
     expect(show.stdout.toString()).toContain("[truncated record: ");
     expect(show.stdout.toString()).toContain("Done: x");
-    const replay = await run(["replay", file!]);
+    const replay = await runInProcess(["replay", file!]);
     expect(replay.code).toBe(0);
     expect(replay.stdout.toString()).toContain("a truncated record at the end");
     expect(replay.stdout.toString()).toContain("turn 1");

@@ -1,4 +1,5 @@
-// End to end: the logs, replay and demo commands.
+// The logs, replay and demo commands: `logs` and `replay` in-process over logs real runs wrote
+// (they read files and print), the demo and a closed pipe end to end.
 
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -7,6 +8,7 @@ import { basename, join } from "node:path";
 import { realCapture } from "@cursor-wrap/fixtures";
 import { describe, expect, it } from "vitest";
 import { CLI, checkNoSurvivorsAfterAll, invocations, logFiles, run, wrap } from "./harness.js";
+import { runInProcess } from "./in-process.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -21,7 +23,7 @@ describe("cursor-wrap logs", () => {
     const doneFile = files.find((file) => !file.includes(".flagged."));
     expect(hangFile).toBeDefined();
 
-    const list = await run(["logs", "--log-dir", logDir]);
+    const list = await runInProcess(["logs", "--log-dir", logDir]);
     expect(list.code).toBe(0);
     const lines = list.stdout.toString().trimEnd().split("\n");
     expect(lines[0]).toMatch(/^START\s+SESSION\s+OUTCOME\s+TURNS\s+DURATION\s+AGENT\s+FILE$/);
@@ -29,7 +31,7 @@ describe("cursor-wrap logs", () => {
     expect(list.stdout.toString()).toContain("hang (flagged)");
     expect(list.stdout.toString()).toContain(basename(doneFile!));
 
-    const flagged = await run(["logs", "--flagged", "--json", "--log-dir", logDir]);
+    const flagged = await runInProcess(["logs", "--flagged", "--json", "--log-dir", logDir]);
     const sessions = JSON.parse(flagged.stdout.toString()) as Array<Record<string, unknown>>;
     expect(sessions).toEqual([
       expect.objectContaining({
@@ -42,13 +44,13 @@ describe("cursor-wrap logs", () => {
     ]);
 
     const sessionId = String(sessions[0]!.sessionId);
-    const shown = await run(["logs", "show", sessionId.slice(0, 8), "--log-dir", logDir]);
+    const shown = await runInProcess(["logs", "show", sessionId.slice(0, 8), "--log-dir", logDir]);
     expect(shown.code).toBe(0);
     expect(shown.stdout.toString()).toContain("── turn 1");
     expect(shown.stdout.toString()).toContain(
       "⚠ Hang detected — killed cursor-agent (no output for",
     );
-    const byFile = await run(["logs", "show", doneFile!]);
+    const byFile = await runInProcess(["logs", "show", doneFile!]);
     expect(byFile.stdout.toString()).toContain("All tests pass.");
   });
 
@@ -57,7 +59,8 @@ describe("cursor-wrap logs", () => {
       scenario: "idle-hang",
     });
     const sessionId = invocations(hang)[0]!.sessionId;
-    const shown = (await run(["logs", "show", sessionId, "--log-dir", hang.logDir])).stdout;
+    const shown = (await runInProcess(["logs", "show", sessionId, "--log-dir", hang.logDir]))
+      .stdout;
     const [file] = logFiles(hang);
     expect(shown.toString().split("\n").slice(0, 7)).toEqual([
       `session  ${sessionId} (print, stream-json)`,
@@ -81,7 +84,7 @@ describe("cursor-wrap logs", () => {
     const told = [mirror, await stopped.done].map(async (session) => {
       const id = invocations(session)[0]!.sessionId;
       const file = logFiles(hang).find((path) => path.includes(id))!;
-      return (await run(["logs", "show", file])).stdout.toString();
+      return (await runInProcess(["logs", "show", file])).stdout.toString();
     });
     const [mirrorShown, stoppedShown] = await Promise.all(told);
     expect(mirrorShown).toContain("  agent stderr │ Warning: rate limited, retrying in 1s\n");
@@ -102,21 +105,21 @@ describe("cursor-wrap logs", () => {
       scenario: "quick",
       env: { FAKE_AGENT_SESSION_ID: "aaaa2222-0000-4000-8000-000000000002" },
     });
-    const several = await run(["logs", "show", "aaaa", "--log-dir", first.logDir]);
+    const several = await runInProcess(["logs", "show", "aaaa", "--log-dir", first.logDir]);
     expect(several.code).toBe(1);
     expect(several.stdout.toString()).toBe("");
     expect(several.stderr).toContain(`"aaaa" matches 2 session logs in ${first.logDir}`);
     expect(several.stderr).toContain("aaaa1111-0000-4000-8000-000000000001");
     expect(several.stderr).toContain("aaaa2222-0000-4000-8000-000000000002");
-    const one = await run(["logs", "show", "aaaa2", "--log-dir", first.logDir]);
+    const one = await runInProcess(["logs", "show", "aaaa2", "--log-dir", first.logDir]);
     expect(one.code).toBe(0);
     expect(one.stdout.toString()).toContain("prompt   y");
   });
 
   it("says so when there are no logs, and rejects an unknown target", async () => {
-    const empty = await run(["logs", "--log-dir", "/nonexistent/cursor-wrap-logs"]);
+    const empty = await runInProcess(["logs", "--log-dir", "/nonexistent/cursor-wrap-logs"]);
     expect(empty.stdout.toString()).toBe("no session logs in /nonexistent/cursor-wrap-logs\n");
-    const missing = await run([
+    const missing = await runInProcess([
       "logs",
       "show",
       "nope",
@@ -131,14 +134,14 @@ describe("cursor-wrap logs", () => {
 describe("cursor-wrap replay", () => {
   it("replays a real capture: no verdict at the defaults, a hang with a tighter idle timeout", async () => {
     const capture = realCapture("reifying-cursor-hack--direct-sleep");
-    const defaults = await run(["replay", capture.path]);
+    const defaults = await runInProcess(["replay", capture.path]);
     expect(defaults.code).toBe(0);
     expect(defaults.stdout.toString()).toContain(
       "turn 1 · session d43015b9-0707-43f4-b2df-0bcea7891654 · 220 lines over 15.2s",
     );
     expect(defaults.stdout.toString()).toContain("no verdict: nothing would have been killed");
 
-    const tight = await run([
+    const tight = await runInProcess([
       "replay",
       capture.path,
       "--idle-timeout",
@@ -153,7 +156,7 @@ describe("cursor-wrap replay", () => {
     // 2.8 s of silence between the first completion and the next start, past a 2 s idle timeout.
     expect(turn!.verdict).toMatchObject({ verdict: "hang" });
 
-    const silent = await run(["replay", capture.path, "--tail", "1m", "--json"]);
+    const silent = await runInProcess(["replay", capture.path, "--tail", "1m", "--json"]);
     const [tail] = JSON.parse(silent.stdout.toString()) as Array<{
       verdict: { verdict: string; at_ms: number };
     }>;
@@ -163,7 +166,7 @@ describe("cursor-wrap replay", () => {
   it("replays a log the CLI wrote and shows the recorded decision beside the simulated one", async () => {
     const hang = await run(["-p", "x", "--idle-timeout", "600ms"], { scenario: "idle-hang" });
     const [file] = logFiles(hang);
-    const replay = await run(["replay", file!, "--idle-timeout", "600ms", "--json"]);
+    const replay = await runInProcess(["replay", file!, "--idle-timeout", "600ms", "--json"]);
     const [turn] = JSON.parse(replay.stdout.toString()) as Array<{
       verdict: { verdict: string; at_ms: number };
       recorded: Array<{ message: string; at_ms: number }>;
@@ -171,7 +174,7 @@ describe("cursor-wrap replay", () => {
     expect(turn!.verdict.verdict).toBe("hang");
     const recorded = turn!.recorded.find((item) => item.message.startsWith("hang_detected"))!;
     expect(Math.abs(recorded.at_ms - turn!.verdict.at_ms)).toBeLessThan(1_000);
-    const looser = await run(["replay", file!, "--idle-timeout", "1h"]);
+    const looser = await runInProcess(["replay", file!, "--idle-timeout", "1h"]);
     expect(looser.stdout.toString()).toContain("no verdict");
   });
 });
@@ -184,13 +187,13 @@ describe("replay and logs at their edges", () => {
     const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-cut-"));
     const cut = join(dir, "cut.jsonl");
     writeFileSync(cut, `${lines.slice(0, started + 1).join("\n")}\n`);
-    const replay = await run(["replay", cut]);
+    const replay = await runInProcess(["replay", cut]);
     expect(replay.stdout.toString()).toContain(
       "the capture ends without a result; assuming silence after its end",
     );
     // The shell call declared 10 s: its deadline is 10 s + the 30 s grace after its start.
     expect(replay.stdout.toString()).toMatch(/\+\d+\.\ds\s+HANG\s+1 tool call past its deadline/);
-    const stopped = await run(["replay", cut, "--tail", "0"]);
+    const stopped = await runInProcess(["replay", cut, "--tail", "0"]);
     expect(stopped.stdout.toString()).toContain("no verdict");
     rmSync(dir, { recursive: true, force: true });
   });
@@ -198,11 +201,11 @@ describe("replay and logs at their edges", () => {
   it("replays a session log with the thresholds it recorded, flags first", async () => {
     const hang = await run(["-p", "x", "--idle-timeout", "700ms"], { scenario: "idle-hang" });
     const [file] = logFiles(hang);
-    const recorded = await run(["replay", file!]);
+    const recorded = await runInProcess(["replay", file!]);
     expect(recorded.stdout.toString()).toContain("idle 700ms");
     expect(recorded.stdout.toString()).toContain("as the log recorded them");
     expect(recorded.stdout.toString()).toMatch(/HANG/);
-    const flags = await run(["replay", file!, "--idle-timeout", "1h", "--tail", "0"]);
+    const flags = await runInProcess(["replay", file!, "--idle-timeout", "1h", "--tail", "0"]);
     expect(flags.stdout.toString()).toContain("idle 1h");
     expect(flags.stdout.toString()).toContain("no verdict");
   });
@@ -210,17 +213,17 @@ describe("replay and logs at their edges", () => {
   it("lists a session whose only turn hung as a hang", async () => {
     const hang = await run(["--idle-timeout", "500ms"], { scenario: "idle-hang", input: "go\n" });
     expect(hang.code).toBe(0);
-    const list = await run(["logs", "--log-dir", hang.logDir]);
+    const list = await runInProcess(["logs", "--log-dir", hang.logDir]);
     expect(list.stdout.toString()).toContain("hang (flagged)");
   });
 
   it("reports a missing or unreadable file in one line, and ends quietly on a closed pipe", async () => {
-    const missing = await run(["replay", "/no/such/file"]);
+    const missing = await runInProcess(["replay", "/no/such/file"]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe(
       'cursor-wrap: cannot read the log or capture "/no/such/file": ENOENT; see cursor-wrap --help\n',
     );
-    const directory = await run(["logs", "show", tmpdir()]);
+    const directory = await runInProcess(["logs", "show", tmpdir()]);
     expect(directory.code).toBe(1);
     expect(directory.stderr).toMatch(
       /^cursor-wrap: cannot read the log .*: EISDIR; see cursor-wrap --help\n$/,

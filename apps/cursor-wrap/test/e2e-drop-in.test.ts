@@ -26,6 +26,7 @@ import {
   run,
   wrap,
 } from "./harness.js";
+import { inMemoryAgent, runInProcess } from "./in-process.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -114,13 +115,40 @@ const FLAG_ROWS: Array<[string[], string[], string]> = [
   ],
 ];
 
+/** Rows also run through the built executable and the fake agent as real processes. */
+const REAL_ROWS = new Set([
+  "-p -H X-Team: a -H X-Env: b q",
+  "-p -- -x is broken again",
+  "-p q -- --stream-partial-output --later=1",
+  "-p --trust --model gpt-5 --sandbox disabled -H X-CI: 1 --idle-timeout 2m review the diff",
+]);
+
+const ROWS = FLAG_ROWS.map(([argv, agent, prompt]) => ({
+  line: argv.join(" "),
+  argv,
+  agent,
+  prompt,
+}));
+
 describe("as a drop-in for cursor-agent", () => {
-  // One test per row: each is two process starts, and the time limit applies to each, not to
-  // the sum of 36 of them on a loaded machine. The rows are independent runs: a few at a time.
-  it.concurrent.each(
-    FLAG_ROWS.map(([argv, agent, prompt]) => ({ line: argv.join(" "), argv, agent, prompt })),
-  )(
+  // Every row in-process: the command line taken apart by the same code, and what the agent is
+  // started with. What only real processes show (the arguments through a real spawn, the
+  // prompt read by the agent from a pipe) is checked on a few rows below.
+  it.each(ROWS)(
     "passes $line on, unchanged and in order, with the prompt on stdin",
+    async ({ argv, agent, prompt }) => {
+      const fake = inMemoryAgent();
+      const result = await runInProcess(argv, { startAgent: fake.start });
+      expect(result.code).toBe(0);
+      expect(fake.starts).toHaveLength(1);
+      expect(fake.starts[0]?.args).toEqual([...OURS, ...agent]);
+      expect(fake.starts[0]?.prompt).toBe(prompt);
+    },
+  );
+
+  // Each is two process starts, and the time limit applies to each: a few at a time.
+  it.concurrent.each(ROWS.filter((row) => REAL_ROWS.has(row.line)))(
+    "passes $line on to a real agent process, with the prompt on its stdin",
     async ({ argv, agent, prompt }) => {
       const result = await run(argv, { scenario: "quick" });
       expect(result.code).toBe(0);
@@ -130,6 +158,10 @@ describe("as a drop-in for cursor-agent", () => {
       expect(call?.stdin).toBe(prompt);
     },
   );
+
+  it("keeps the real rows among the documented ones", () => {
+    expect(ROWS.filter((row) => REAL_ROWS.has(row.line))).toHaveLength(REAL_ROWS.size);
+  });
 
   it("sends no value rewritten and refuses an empty prompt", async () => {
     const empty = await run(["-p", ""], { scenario: "quick" });
@@ -358,7 +390,7 @@ describe("as a drop-in for cursor-agent", () => {
         from: "2026.09.10-aaa",
         to: "2026.09.17-bbb",
       });
-      const list = await run(["logs", "--log-dir", result.logDir]);
+      const list = await runInProcess(["logs", "--log-dir", result.logDir]);
       expect(list.stdout.toString()).toContain("2026.09.17-bbb");
     } finally {
       rmSync(root, { recursive: true, force: true });

@@ -1,12 +1,15 @@
-// End to end, the adapter contract: `--output-format events` on every path (an answer, a
-// hang, a crash, a signal mid-tool, each real capture replayed), `--input-format turn` with
-// its allow-list of tools, and turn input that is refused before the agent starts.
+// The adapter contract: `--output-format events` on every path (an answer, a hang, a crash, a
+// signal mid-tool, each real capture replayed), `--input-format turn` with its allow-list of
+// tools, and turn input that is refused before the agent starts. An answer, a hang and a
+// signal run the built executable; the turn input and the crash run the CLI in-process
+// against the fake agent as a real process (`runWithFakeAgent`).
 
 import type { ContractEvent } from "@cursor-wrap/events";
 import { contractSchemas } from "@cursor-wrap/events/schemas";
-import { realCaptures } from "@cursor-wrap/fixtures";
+import { type Capture, realCapture, realCaptures } from "@cursor-wrap/fixtures";
 import { describe, expect, it } from "vitest";
 import { checkNoSurvivorsAfterAll, FAST, invocations, logRecords, run, wrap } from "./harness.js";
+import { inMemoryAgent, runInProcess, runWithFakeAgent } from "./in-process.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -71,7 +74,7 @@ describe("cursor-wrap -p --output-format events", () => {
   });
 
   it("a crash mid-turn: an error, then done error, exit 1", async () => {
-    const result = await run(
+    const result = await runWithFakeAgent(
       ["-p", "--output-format", "events", "--max-retries", "0", ...FAST, "go"],
       { scenario: "abnormal:3" },
     );
@@ -92,31 +95,64 @@ describe("cursor-wrap -p --output-format events", () => {
     expect(finishOf(eventsOf(result.stdout))).toBe("cancelled");
   });
 
+  /** A replayed capture's stream: well-formed, and the assistant's text once, never repeated. */
+  function checkReplayed(capture: Capture, stdout: Buffer): void {
+    const events = eventsOf(stdout);
+    expect(["stop", "error"], capture.name).toContain(finishOf(events));
+    const text = events.flatMap((event) =>
+      event.type === "assistant_delta" ? [event.data.content] : [],
+    );
+    expect(text.join("").length, capture.name).toBeLessThanOrEqual(
+      capture.bytes.toString("utf8").length,
+    );
+  }
+
+  // Every capture in-process (the stream is what is checked: an agent in memory prints the
+  // capture's bytes and exits); a few through real processes, with the capture's timing.
   it("every real capture replayed: a well-formed stream", async () => {
     for (const capture of realCaptures()) {
+      const agent = inMemoryAgent(() => ({ stdout: capture.bytes, code: 0 }));
+      const result = await runInProcess(
+        ["-p", "--output-format", "events", "--exit-grace", "1s", "go"],
+        { startAgent: agent.start },
+      );
+      expect(agent.starts, capture.name).toHaveLength(1);
+      checkReplayed(capture, result.stdout);
+    }
+  });
+
+  it("real captures replayed by a real agent process: a well-formed stream", async () => {
+    const names = REAL_REPLAYS.filter((name) =>
+      realCaptures().some((capture) => capture.name === name),
+    );
+    // Captures from elsewhere (CURSOR_WRAP_REAL_FIXTURES) may lack these: then the first two.
+    const captures =
+      names.length > 0 ? names.map((name) => realCapture(name)) : realCaptures().slice(0, 2);
+    for (const capture of captures) {
       const result = await run(["-p", "--output-format", "events", "--exit-grace", "1s", "go"], {
         scenario: `replay:${capture.path}`,
         speed: 1000,
       });
-      const events = eventsOf(result.stdout);
-      expect(["stop", "error"], capture.name).toContain(finishOf(events));
-      // The deltas are the assistant's text once, never repeated.
-      const text = events.flatMap((event) =>
-        event.type === "assistant_delta" ? [event.data.content] : [],
-      );
-      expect(text.join("").length, capture.name).toBeLessThanOrEqual(
-        capture.bytes.toString("utf8").length,
-      );
+      checkReplayed(capture, result.stdout);
     }
   });
 });
 
+/** Captures also replayed through real processes: a whole session, and an excerpt of one. */
+const REAL_REPLAYS = [
+  "reifying-cursor-hack--testdata-full-session",
+  "xpadev-net-agentic-automation--sample-log-TAIL-excerpt",
+];
+
 describe("cursor-wrap -p --input-format turn", () => {
   it("sends the messages as the prompt and echoes turnId in every event", async () => {
-    const result = await run(["-p", "--input-format", "turn", "--output-format", "events"], {
-      scenario: "normal:50",
-      input: turn(),
-    });
+    const result = await runWithFakeAgent(
+      ["-p", "--input-format", "turn", "--output-format", "events"],
+      {
+        scenario: "normal:50",
+        input: turn(),
+      },
+    );
     expect(result.code).toBe(0);
     expect(invocations(result)[0]?.stdin).toBe("System: Be brief.\n\nUser: run the tests");
     const events = eventsOf(result.stdout);
@@ -125,10 +161,13 @@ describe("cursor-wrap -p --input-format turn", () => {
   });
 
   it("a tool the turn does not allow: error TOOL_NOT_ALLOWED, the turn goes on", async () => {
-    const result = await run(["-p", "--input-format", "turn", "--output-format", "events"], {
-      scenario: "normal:50",
-      input: turn({ tools: [{ name: "read" }] }),
-    });
+    const result = await runWithFakeAgent(
+      ["-p", "--input-format", "turn", "--output-format", "events"],
+      {
+        scenario: "normal:50",
+        input: turn({ tools: [{ name: "read" }] }),
+      },
+    );
     expect(result.code).toBe(0);
     const events = eventsOf(result.stdout);
     expect(codes(events)).toEqual(["TOOL_NOT_ALLOWED"]);
@@ -137,7 +176,7 @@ describe("cursor-wrap -p --input-format turn", () => {
   });
 
   it("--enforce-tools stops the run at the call, after it started: exit 1", async () => {
-    const result = await run(
+    const result = await runWithFakeAgent(
       ["-p", "--input-format", "turn", "--enforce-tools", "--output-format", "events"],
       { scenario: "long-tool:600000", input: turn({ tools: [{ name: "read" }] }) },
     );
@@ -156,7 +195,7 @@ describe("cursor-wrap -p --input-format turn", () => {
       properties: { command: { type: "string", pattern: "^git " } },
       required: ["command"],
     };
-    const result = await run(
+    const result = await runWithFakeAgent(
       ["-p", "--input-format", "turn", "--enforce-tools", "--output-format", "events"],
       { scenario: "long-tool:600000", input: turn({ tools: [{ name: "shell", schema }] }) },
     );
@@ -170,10 +209,13 @@ describe("cursor-wrap -p --input-format turn", () => {
       turn({ messages: [{ role: "robot", content: "x" }] }),
       turn({ tols: [] }),
     ]) {
-      const result = await run(["-p", "--input-format", "turn", "--output-format", "events"], {
-        scenario: "normal:50",
-        input,
-      });
+      const result = await runWithFakeAgent(
+        ["-p", "--input-format", "turn", "--output-format", "events"],
+        {
+          scenario: "normal:50",
+          input,
+        },
+      );
       expect(result.code, input).toBe(1);
       expect(result.stderr, input).toMatch(/malformed turn input/);
       expect(invocations(result), input).toEqual([]);
@@ -184,7 +226,9 @@ describe("cursor-wrap -p --input-format turn", () => {
   });
 
   it("--enforce-tools without a turn input is a usage error", async () => {
-    const result = await run(["-p", "--enforce-tools", "go"], { scenario: "normal:50" });
+    const result = await runWithFakeAgent(["-p", "--enforce-tools", "go"], {
+      scenario: "normal:50",
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/--input-format turn/);
     expect(invocations(result)).toEqual([]);

@@ -1,4 +1,6 @@
-// End to end: what goes wrong, and what cursor-wrap does about it (docs/requirements.md §9).
+// What goes wrong, and what cursor-wrap does about it (docs/requirements.md §9): the built
+// executable for what only its process shows (spawn failures, a closed stdout, kills, exit
+// codes), the CLI in-process for how it reads a command line and names the agent's failures.
 
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
@@ -16,6 +18,7 @@ import {
   wrap,
   wrapperLines,
 } from "./harness.js";
+import { inMemoryAgent, runInProcess, runWithFakeAgent } from "./in-process.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -80,9 +83,12 @@ describe("failures", () => {
     ["usage-limit", "cursor-agent has hit a usage limit: Error: You've hit your usage limit"],
   ] as const) {
     it(`shows ${scenario} as one clear message, never retries it, exits 1`, async () => {
-      const result = await run(["-p", "x", "--prompt-after-hang", "continue", ...FAST], {
-        scenario,
-      });
+      const result = await runWithFakeAgent(
+        ["-p", "x", "--prompt-after-hang", "continue", ...FAST],
+        {
+          scenario,
+        },
+      );
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`cursor-wrap: ${expected}`);
       expect(result.stderr.match(/cursor-wrap: /g)).toHaveLength(1);
@@ -94,7 +100,7 @@ describe("failures", () => {
   }
 
   it("reports a --resume of a session the agent no longer knows as such", async () => {
-    const result = await run(["-p", "x", "--resume", "gone-session"], {
+    const result = await runWithFakeAgent(["-p", "x", "--resume", "gone-session"], {
       scenario: "unknown-session",
     });
     expect(result.code).toBe(1);
@@ -141,12 +147,14 @@ describe("failures", () => {
   });
 
   it("shows agent stderr per --stderr: errors (default), all, none", async () => {
-    const errors = await run(["-p", "x"], { scenario: "stderr-mirror" });
+    const errors = await runWithFakeAgent(["-p", "x"], { scenario: "stderr-mirror" });
     expect(errors.stderr).toContain("Warning: rate limited, retrying in 1s\n");
     expect(errors.stderr).not.toContain('{"type"');
-    const all = await run(["-p", "x", "--stderr", "all"], { scenario: "stderr-mirror" });
+    const all = await runWithFakeAgent(["-p", "x", "--stderr", "all"], {
+      scenario: "stderr-mirror",
+    });
     expect(all.stderr).toContain('{"type":"system"');
-    const none = await run(["-p", "x", "--stderr", "none", "--log-level", "silent"], {
+    const none = await runWithFakeAgent(["-p", "x", "--stderr", "none", "--log-level", "silent"], {
       scenario: "stderr-mirror",
     });
     expect(none.stderr).toBe("");
@@ -156,7 +164,7 @@ describe("failures", () => {
   });
 
   it("tolerates an unmatched completion with a warning record, not a hang", async () => {
-    const result = await run(["-p", "x", "--idle-timeout", "30s"], {
+    const result = await runWithFakeAgent(["-p", "x", "--idle-timeout", "30s"], {
       scenario: `replay:${realCapture("xpadev-net-agentic-automation--sample-log-TAIL-excerpt").path}`,
       speed: 1000,
     });
@@ -168,35 +176,44 @@ describe("failures", () => {
 });
 
 describe("the command line", () => {
+  // What the command line is taken to mean is decided before any process starts: these run
+  // in-process, with an agent in memory that records whether it was started at all.
   it("says when the word meant as the prompt was passed to the agent as a flag, and how to send it", async () => {
     for (const word of ["-dash-prompt", "--dash-prompt", "-x is broken"]) {
-      const result = await run(["-p", word], { scenario: "quick" });
+      const agent = inMemoryAgent();
+      const result = await runInProcess(["-p", word], { startAgent: agent.start });
       expect(result.code, word).toBe(1);
       expect(result.stderr, word).toBe(
         `cursor-wrap: no prompt: stdin was empty; ${JSON.stringify(word)} was passed to cursor-agent as a flag: a prompt that starts with - goes after --, as in cursor-wrap -p -- ${JSON.stringify(word)}; see cursor-wrap --help\n`,
       );
-      expect(invocations(result)).toEqual([]);
+      expect(agent.starts).toEqual([]);
     }
     // Given the way it says, it is the prompt.
-    const sent = await run(["-p", "--", "-dash-prompt"], { scenario: "quick" });
+    const agent = inMemoryAgent();
+    const sent = await runInProcess(["-p", "--", "-dash-prompt"], { startAgent: agent.start });
     expect(sent.code).toBe(0);
-    expect(invocations(sent)[0]?.prompt).toBe("-dash-prompt");
+    expect(agent.starts[0]?.prompt).toBe("-dash-prompt");
     // A known flag of the agent is not taken for a prompt.
-    const known = await run(["-p", "--trust"], { scenario: "quick" });
+    const known = await runInProcess(["-p", "--trust"], { startAgent: inMemoryAgent().start });
     expect(known.stderr).toBe("cursor-wrap: no prompt: stdin was empty; see cursor-wrap --help\n");
   });
 
   it("rejects an unknown flag with a suggestion, exit 1", async () => {
-    const result = await run(["-p", "x", "--idel-timeout", "5s"], { scenario: "quick" });
+    const agent = inMemoryAgent();
+    const result = await runInProcess(["-p", "x", "--idel-timeout", "5s"], {
+      startAgent: agent.start,
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       "cursor-wrap: unknown option --idel-timeout (did you mean --idle-timeout?); a prompt that starts with - goes after --; see cursor-wrap --help\n",
     );
-    expect(invocations(result)).toEqual([]);
+    expect(agent.starts).toEqual([]);
   });
 
   it("rejects a duration without a unit", async () => {
-    const result = await run(["-p", "x", "--idle-timeout", "60"], { scenario: "quick" });
+    const result = await runInProcess(["-p", "x", "--idle-timeout", "60"], {
+      startAgent: inMemoryAgent().start,
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
       '--idle-timeout takes a duration such as 500ms, 30s, 5m or 1h, not "60"',

@@ -4,6 +4,7 @@
 import { agentEvents as ev, type Step } from "@cursor-wrap/testkit";
 import { describe, expect, it } from "vitest";
 import { checkNoSurvivorsAfterAll, logFiles, onTerminal, pty, run } from "./harness.js";
+import { runInProcess } from "./in-process.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -60,7 +61,7 @@ describe("hostile agent output", () => {
   it("never reaches the terminal from `logs show`", async () => {
     const done = await run(["-p", "x"], { scenario });
     const [file] = logFiles(done);
-    const shown = await run(["logs", "show", file!]);
+    const shown = await runInProcess(["logs", "show", file!]);
     expect(shown.code).toBe(0);
     expect(shown.stdout.toString()).toContain("\\x1b]0;pwned\\x07");
     expect(shown.stdout.toString()).not.toMatch(ACTIVE);

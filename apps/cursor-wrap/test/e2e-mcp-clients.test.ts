@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { fakeMcpClientBin, fakeMcpServerBin, isAlive } from "@cursor-wrap/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI, run, wrap } from "./harness.js";
+import { runInProcess } from "./in-process.js";
 
 const FIXTURES = fileURLToPath(
   new URL("../../../packages/mcp/src/__fixtures__/clients/", import.meta.url),
@@ -456,7 +457,9 @@ describe("cursor-wrap --mcp-watchdog", () => {
     expect(readFileSync(cursorConfig, "utf8")).toBe(original);
     // The proxy logs beside the run, with its token: the run's timeline shows its traffic.
     const sessionLog = readdirSync(result.logDir).find((name) => !name.includes("-mcp-"))!;
-    const shown = await run(["logs", "show", join(result.logDir, sessionLog)], { env: where.env });
+    const shown = await runInProcess(["logs", "show", join(result.logDir, sessionLog)], {
+      env: where.env,
+    });
     expect(shown.stdout.toString()).toContain("· mcp tracker: proxy started");
     expect(shown.stdout.toString()).toMatch(/mcp tracker .*tools\/call "hang"/);
   });

@@ -31,6 +31,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLI, logFiles, run } from "./harness.js";
+import { runInProcess } from "./in-process.js";
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = join(
@@ -505,7 +506,7 @@ describe("logs show", () => {
     await client.close();
     // The token is the run's own, never redacted: it is what ties the proxy's log to this one.
     expect(started.agent_token).toMatch(/^[0-9a-f-]{36}$/);
-    const shown = (await run(["logs", "show", file!])).stdout.toString();
+    const shown = (await runInProcess(["logs", "show", file!])).stdout.toString();
     expect(shown).toContain("· mcp fake: proxy started");
     expect(shown).toMatch(/⇄ mcp fake ▸ tools\/call "echo" \(id \d+\)/);
     expect(shown).toMatch(/⇄ mcp fake ◂ tools\/call "echo" answered in \d+ ms/);

@@ -23,6 +23,7 @@ import {
   run,
   wrap,
 } from "./harness.js";
+import { type AgentScript, inMemoryAgent, quickTurn, runInProcess } from "./in-process.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -133,7 +134,10 @@ describe("--report", () => {
   });
   it("a report that cannot be written is said once, and the run's exit code is its own", async () => {
     const missing = join(scratchDir(), "no-such-dir", "report.json");
-    const result = await run(["-p", "x", "--report", missing, ...FAST], { scenario: "quick" });
+    // In-process: what is said about the report is the CLI's decision, not a process's.
+    const result = await runInProcess(["-p", "x", "--report", missing, ...FAST], {
+      startAgent: inMemoryAgent().start,
+    });
     expect(result.code).toBe(0);
     expect(result.stderr.match(/could not write the report/g)).toHaveLength(1);
   });
@@ -173,12 +177,15 @@ describe("GitHub Actions", () => {
   });
 
   it("--report-format github without GITHUB_ACTIONS, and json turns it off under GitHub", async () => {
-    const github = await run(["-p", "x", "--report-format", "github", ...FAST], {
-      scenario: "linger",
+    // In-process, with an agent in memory that lingers after its result (it never exits, so
+    // the exit grace runs out and it is killed): the annotation is the CLI's to write or not.
+    const lingering: AgentScript = (start) => ({ ...quickTurn(start), code: null });
+    const github = await runInProcess(["-p", "x", "--report-format", "github", ...FAST], {
+      startAgent: inMemoryAgent(lingering).start,
     });
     expect(github.stderr).toMatch(/^::warning/m);
-    const json = await run(["-p", "x", "--report-format", "json", ...FAST], {
-      scenario: "linger",
+    const json = await runInProcess(["-p", "x", "--report-format", "json", ...FAST], {
+      startAgent: inMemoryAgent(lingering).start,
       env: { GITHUB_ACTIONS: "true" },
     });
     expect(json.stderr).not.toContain("::");
@@ -404,12 +411,18 @@ describe("notifications", () => {
   });
 
   it("refuses shell syntax in --on-verdict, and a --notify that is not a URL", async () => {
-    const piped = await run(["-p", "x", "--on-verdict", "notify | tee log"], { scenario: "quick" });
+    // In-process: refused before anything starts, as the agent in memory records.
+    const agent = inMemoryAgent();
+    const piped = await runInProcess(["-p", "x", "--on-verdict", "notify | tee log"], {
+      startAgent: agent.start,
+    });
     expect(piped.code).toBe(1);
     expect(piped.stderr).toContain("sh -c");
-    const notUrl = await run(["-p", "x", "--notify", "ftp://example.com/x"], { scenario: "quick" });
+    const notUrl = await runInProcess(["-p", "x", "--notify", "ftp://example.com/x"], {
+      startAgent: agent.start,
+    });
     expect(notUrl.code).toBe(1);
     expect(notUrl.stderr).toContain("--notify takes an http:// or https:// URL");
-    expect(invocations(piped)).toEqual([]);
+    expect(agent.starts).toEqual([]);
   });
 });

@@ -1,8 +1,12 @@
-// End to end, print mode (-p): the built executable against the fake agent.
+// Print mode (-p) against the fake agent. What only the CLI's own process shows (the prompt on
+// a real stdin, byte-identical output through a pipe, the hangs, kills and lingers of the
+// acceptance checks) runs the built executable; what the CLI decides from the agent's output
+// (deadlines that must not fire, retries, arguments, output formats) runs it in-process
+// (`runWithFakeAgent`), the fake agent still a real process.
 
 import { createLineFramer } from "@cursor-wrap/events";
 import { realCapture } from "@cursor-wrap/fixtures";
-import type { FakeAgentOptions, Step } from "@cursor-wrap/testkit";
+import { agentEvents, type Step } from "@cursor-wrap/testkit";
 import { describe, expect, it } from "vitest";
 import {
   checkNoSurvivorsAfterAll,
@@ -12,6 +16,7 @@ import {
   run,
   wrapperLines,
 } from "./harness.js";
+import { type AgentScript, inMemoryAgent, runInProcess, runWithFakeAgent } from "./in-process.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -139,18 +144,24 @@ describe("cursor-wrap -p", () => {
 
   it("does not kill a long tool call within its declared timeout (AC4)", async () => {
     // The tool runs 2 s in silence, far past the 700 ms idle timeout, but inside its declared 5 s.
-    const result = await run(["-p", "x", "--idle-timeout", "700ms", "--tool-grace", "300ms"], {
-      scenario: "long-tool:2000",
-    });
+    const result = await runWithFakeAgent(
+      ["-p", "x", "--idle-timeout", "700ms", "--tool-grace", "300ms"],
+      {
+        scenario: "long-tool:2000",
+      },
+    );
     expect(result.code).toBe(0);
     expect(wrapperLines(result.stdout)).toEqual([]);
   });
 
   it("does not kill parallel calls when one finishes first (AC5)", async () => {
     // 2.4 s of silence while two calls run, one finishing after 0.8 s: far past the idle timeout.
-    const result = await run(["-p", "x", "--idle-timeout", "700ms", "--tool-grace", "300ms"], {
-      scenario: "parallel:2400",
-    });
+    const result = await runWithFakeAgent(
+      ["-p", "x", "--idle-timeout", "700ms", "--tool-grace", "300ms"],
+      {
+        scenario: "parallel:2400",
+      },
+    );
     expect(result.code).toBe(0);
   });
 
@@ -196,9 +207,12 @@ describe("cursor-wrap -p", () => {
         },
       },
     ];
-    const result = await run(["-p", "x", "--idle-timeout", "700ms", "--tool-grace", "200ms"], {
-      scenario,
-    });
+    const result = await runWithFakeAgent(
+      ["-p", "x", "--idle-timeout", "700ms", "--tool-grace", "200ms"],
+      {
+        scenario,
+      },
+    );
     expect(result.code).toBe(0);
     expect(logRecords(result).filter((record) => record.msg === "hang_detected")).toEqual([]);
   });
@@ -224,7 +238,7 @@ describe("cursor-wrap -p", () => {
   });
 
   it("stops a turn past its budget with exit 2", async () => {
-    const result = await run(["-p", "x", "--max-turn-duration", "600ms"], {
+    const result = await runWithFakeAgent(["-p", "x", "--max-turn-duration", "600ms"], {
       scenario: "slow:5000",
     });
     expect(result.code).toBe(2);
@@ -238,9 +252,12 @@ describe("cursor-wrap -p", () => {
     // The exit grace of FAST (300 ms) is shorter than a loaded machine may take to end the
     // second attempt after its result: that would add a linger verdict this test is not about.
     const flags = [...FAST.filter((_, index) => index < 4), "--exit-grace", "30s"];
-    const result = await run(["-p", "x", ...flags, "--prompt-after-hang", "continue please"], {
-      scenario: ["tool-hang:200", "quick"],
-    });
+    const result = await runWithFakeAgent(
+      ["-p", "x", ...flags, "--prompt-after-hang", "continue please"],
+      {
+        scenario: ["tool-hang:200", "quick"],
+      },
+    );
     expect(result.code).toBe(0);
     const [first, second] = invocations(result);
     expect(second).toMatchObject({ stdin: "continue please", sessionId: first!.sessionId });
@@ -265,7 +282,7 @@ describe("cursor-wrap -p", () => {
   });
 
   it("gives up after --max-hang-retries hangs in a row and exits 2", async () => {
-    const result = await run(
+    const result = await runWithFakeAgent(
       ["-p", "x", ...FAST, "--prompt-after-hang", "go on", "--max-hang-retries", "2"],
       { scenario: "idle-hang" },
     );
@@ -279,7 +296,9 @@ describe("cursor-wrap -p", () => {
   });
 
   it("resumes the session given with --resume on the first turn", async () => {
-    const result = await run(["-p", "x", "--resume", "abc-123"], { scenario: "quick" });
+    const result = await runWithFakeAgent(["-p", "x", "--resume", "abc-123"], {
+      scenario: "quick",
+    });
     expect(result.code).toBe(0);
     expect(invocations(result)[0]?.argv).toEqual([
       "--print",
@@ -292,7 +311,7 @@ describe("cursor-wrap -p", () => {
   });
 
   it("passes the agent's flags on in order, and after a prompt everything after -- unchanged", async () => {
-    const result = await run(
+    const result = await runWithFakeAgent(
       [
         "-p",
         "x",
@@ -324,11 +343,13 @@ describe("cursor-wrap -p", () => {
   });
 
   it("prints only the result object with --output-format json", async () => {
-    const result = await run(["-p", "x", "--output-format", "json"], { scenario: "normal:10" });
+    const result = await runWithFakeAgent(["-p", "x", "--output-format", "json"], {
+      scenario: "normal:10",
+    });
     const lines = result.stdout.toString().trimEnd().split("\n");
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ type: "result", subtype: "success" });
-    const hang = await run(["-p", "x", "--output-format", "json", ...FAST], {
+    const hang = await runWithFakeAgent(["-p", "x", "--output-format", "json", ...FAST], {
       scenario: "idle-hang",
     });
     expect(hang.code).toBe(2);
@@ -339,43 +360,61 @@ describe("cursor-wrap -p", () => {
   });
 
   it("prints the final answer only with --output-format text to a pipe, as cursor-agent does", async () => {
-    const result = await run(["-p", "x", "--output-format", "text"], { scenario: "normal:10" });
+    const result = await runWithFakeAgent(["-p", "x", "--output-format", "text"], {
+      scenario: "normal:10",
+    });
     expect(result.code).toBe(0);
     expect(result.stdout.toString()).toBe("All tests pass.\n");
   });
 
+  // In-process: where the hint goes is decided by the format and the ending; agents in memory
+  // (a hang is one that prints its start and then nothing until it is killed). The hang, the
+  // exit without a result and the kill themselves are shown by real processes above.
   it("says how to resume after every abnormal ending: in the output, else once on stderr", async () => {
     const sessionId = "5d2c7a1e-0b6f-4d7e-9a43-3f1f0e8c2b11";
-    const errorResult: Step[] = [
-      { type: "line", value: { type: "system", subtype: "init", session_id: sessionId } },
-      {
-        type: "line",
-        value: {
+    const context = { sessionId, requestId: "req-hint" };
+    const lines = (...events: Array<Record<string, unknown>>): string =>
+      events.map((event) => `${JSON.stringify(event)}\n`).join("");
+    const opening = lines(
+      agentEvents.init(context),
+      agentEvents.user(context, "x"),
+      agentEvents.thinkingDelta(context, "Let me", Date.now()),
+    );
+    const hang: AgentScript = () => ({ stdout: opening, code: null });
+    const abnormal: AgentScript = () => ({
+      stdout: opening,
+      stderr: "Error: stream closed unexpectedly\n",
+      code: 3,
+    });
+    const errorResult: AgentScript = () => ({
+      stdout: lines(
+        { type: "system", subtype: "init", session_id: sessionId },
+        {
           type: "result",
           subtype: "error",
           is_error: true,
           result: "failed",
           session_id: sessionId,
         },
-      },
-      { type: "exit", code: 0 },
-    ];
-    const cases: Array<[string, string, FakeAgentOptions["scenario"], "output" | "stderr"]> = [
+      ),
+      code: 0,
+    });
+    const cases: Array<[string, string, AgentScript, "output" | "stderr"]> = [
       // With neither stdout nor stderr a terminal, text is the final answer alone: no place for it.
-      ["text", "a hang", "idle-hang", "stderr"],
-      ["text", "an exit without a result", "abnormal:3", "stderr"],
+      ["text", "a hang", hang, "stderr"],
+      ["text", "an exit without a result", abnormal, "stderr"],
       ["text", "an is_error result", errorResult, "stderr"],
-      ["stream-json", "a hang", "idle-hang", "output"],
+      ["stream-json", "a hang", hang, "output"],
       ["stream-json", "an is_error result", errorResult, "stderr"],
-      ["json", "a hang", "idle-hang", "output"],
+      ["json", "a hang", hang, "output"],
       ["json", "an is_error result", errorResult, "stderr"],
     ];
-    for (const [format, what, scenario, where] of cases) {
+    for (const [format, what, script, where] of cases) {
       const label = `${format}, ${what}`;
-      const result = await run(["-p", "x", "--output-format", format, ...FAST], {
-        scenario,
-        env: { FAKE_AGENT_SESSION_ID: sessionId },
-      });
+      const agent = inMemoryAgent(script);
+      // The exit without a result is retried (and fails each time): no need to wait long.
+      const args = ["-p", "x", "--output-format", format, "--retry-backoff", "10ms", ...FAST];
+      const result = await runInProcess(args, { startAgent: agent.start });
       expect(result.code, label).not.toBe(0);
       const hints = result.stderr.split("\n").filter((line) => line.includes("resume with:"));
       if (where === "stderr") {
@@ -389,7 +428,9 @@ describe("cursor-wrap -p", () => {
       }
     }
     // A turn that went well needs no hint.
-    const fine = await run(["-p", "x", "--output-format", "text"], { scenario: "quick" });
+    const fine = await runInProcess(["-p", "x", "--output-format", "text"], {
+      startAgent: inMemoryAgent().start,
+    });
     expect(fine.code).toBe(0);
     expect(fine.stderr).not.toContain("resume with:");
   });

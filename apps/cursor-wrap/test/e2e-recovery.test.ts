@@ -1,6 +1,8 @@
-// End to end: the failures that end runs more often than hangs, and what cursor-wrap does
-// about them (retries with backoff, fallback models, waits for a reset, auth profiles, the
-// protocol check), against the built CLI and the fake agent, with short real delays.
+// The failures that end runs more often than hangs, and what cursor-wrap does about them
+// (retries with backoff, fallback models, waits for a reset, auth profiles, the protocol check),
+// against the fake agent as a real process, with short real delays. The checks a user would
+// run, Ctrl+C during a wait and the countdown on a terminal run the built CLI; the rest run
+// the CLI in-process (`runWithFakeAgent`): what it decides does not depend on its own process.
 
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,6 +20,7 @@ import {
   wrap,
   wrapperLines,
 } from "./harness.js";
+import { runWithFakeAgent } from "./in-process.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -133,7 +136,7 @@ describe("the checks a user would run", () => {
 
 describe("transient failures", () => {
   it("resumes a session that ended mid-turn after a tool call, asking it to go on: the call is not repeated", async () => {
-    const result = await run(["-p", "run the tests", "--retry-backoff", "100ms"], {
+    const result = await runWithFakeAgent(["-p", "run the tests", "--retry-backoff", "100ms"], {
       scenario: "crash-after-tools",
     });
     expect(result.code).toBe(0);
@@ -157,14 +160,14 @@ describe("transient failures", () => {
       ["rate-limited:1", "rate-limit"],
       ["connection-lost:1", "connection"],
     ] as const) {
-      const result = await run(["-p", "x", "--retry-backoff", "100ms"], { scenario });
+      const result = await runWithFakeAgent(["-p", "x", "--retry-backoff", "100ms"], { scenario });
       expect(result.code, scenario).toBe(0);
       expect(wrapperLines(result.stdout).map((line) => line.kind)).toEqual([kind]);
     }
   });
 
   it("gives up after the retries and says so: the terminal line alone with json, exit 1", async () => {
-    const result = await run(
+    const result = await runWithFakeAgent(
       ["-p", "x", "--output-format", "json", "--retry-backoff", "50ms", "--max-retries", "2"],
       { scenario: "overloaded:9" },
     );
@@ -192,7 +195,7 @@ describe("transient failures", () => {
   });
 
   it("says what happened in one line per attempt in the text view", async () => {
-    const result = await run(["--retry-backoff", "50ms"], {
+    const result = await runWithFakeAgent(["--retry-backoff", "50ms"], {
       scenario: "overloaded:1",
       input: "fix it\n",
     });
@@ -211,14 +214,18 @@ describe("limits, models and protocols", () => {
       ["plan-error", "gpt-5"],
       ["unknown-model", "gpt-9"],
     ] as const) {
-      const result = await run(["-p", "x", "-m", model, "--fallback-model", "auto"], { scenario });
+      const result = await runWithFakeAgent(["-p", "x", "-m", model, "--fallback-model", "auto"], {
+        scenario,
+      });
       expect(result.code, scenario).toBe(0);
       expect(invocations(result).map((call) => call.model)).toEqual([model, "auto"]);
     }
   });
 
   it("waits for a usage limit's reset with --wait-for-reset, then resumes", async () => {
-    const result = await run(["-p", "x", "--wait-for-reset"], { scenario: "usage-limit-soon:2" });
+    const result = await runWithFakeAgent(["-p", "x", "--wait-for-reset"], {
+      scenario: "usage-limit-soon:2",
+    });
     expect(result.code).toBe(0);
     expect(invocations(result)).toHaveLength(2);
     const [retry] = wrapperLines(result.stdout);
@@ -250,7 +257,7 @@ describe("limits, models and protocols", () => {
   });
 
   it("fails closed on an unsupported protocol version, or tries the fallback model", async () => {
-    const closed = await run(["-p", "x"], { scenario: "protocol:2.0" });
+    const closed = await runWithFakeAgent(["-p", "x"], { scenario: "protocol:2.0" });
     expect(closed.code).toBe(1);
     expect(invocations(closed)).toHaveLength(1);
     expect(closed.stderr).toContain(
@@ -261,12 +268,15 @@ describe("limits, models and protocols", () => {
     });
     // Failing closed: the version line is forwarded, nothing the agent says after it is.
     expect(lines(closed.stdout).map((line) => line.type)).toEqual(["protocol", "wrapper"]);
-    const fallback = await run(["-p", "x", "-m", "gpt-5", "--fallback-model", "auto"], {
-      scenario: "protocol:2.0",
-    });
+    const fallback = await runWithFakeAgent(
+      ["-p", "x", "-m", "gpt-5", "--fallback-model", "auto"],
+      {
+        scenario: "protocol:2.0",
+      },
+    );
     expect(fallback.code).toBe(0);
     expect(invocations(fallback).map((call) => call.model)).toEqual(["gpt-5", "auto"]);
-    const unchanged = await run(["-p", "x"], { scenario: "protocol:1.0" });
+    const unchanged = await runWithFakeAgent(["-p", "x"], { scenario: "protocol:1.0" });
     expect(unchanged.code).toBe(0);
   });
 
@@ -277,10 +287,13 @@ describe("limits, models and protocols", () => {
       "bad-session-id",
       "error-event",
     ]) {
-      const result = await run(["-p", "x", "--fallback-model", "auto", "--auth-profile", "spare"], {
-        scenario,
-        env: { CURSOR_WRAP_AUTH_SPARE: "k" },
-      });
+      const result = await runWithFakeAgent(
+        ["-p", "x", "--fallback-model", "auto", "--auth-profile", "spare"],
+        {
+          scenario,
+          env: { CURSOR_WRAP_AUTH_SPARE: "k" },
+        },
+      );
       expect(result.code, scenario).toBe(1);
       expect(invocations(result), scenario).toHaveLength(1);
     }
@@ -293,7 +306,7 @@ describe("auth profiles", () => {
     mkdirSync(dir, { recursive: true });
     const keyFile = join(dir, "new.key");
     writeFileSync(keyFile, "good-key-8c41f\n", { mode: 0o600 });
-    const result = await run(["-p", "x", "--auth-profile", "old,new"], {
+    const result = await runWithFakeAgent(["-p", "x", "--auth-profile", "old,new"], {
       scenario: "needs-key:good-key-8c41f",
       env: { CURSOR_WRAP_AUTH_OLD: "stale-key-77d2e", CURSOR_WRAP_AUTH_NEW_FILE: keyFile },
     });
@@ -316,7 +329,9 @@ describe("auth profiles", () => {
   });
 
   it("says which variables a profile lacks, before starting the agent", async () => {
-    const result = await run(["-p", "x", "--auth-profile", "missing"], { scenario: "quick" });
+    const result = await runWithFakeAgent(["-p", "x", "--auth-profile", "missing"], {
+      scenario: "quick",
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       'cursor-wrap: auth profile "missing" has no credentials: set CURSOR_WRAP_AUTH_MISSING to an API key, or CURSOR_WRAP_AUTH_MISSING_FILE to a file holding one; see cursor-wrap --help\n',
@@ -333,9 +348,12 @@ describe("the agent's version", () => {
     const bin = join(installed, "cursor-agent");
     writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${fakeAgentBin}" "$@"\n`);
     chmodSync(bin, 0o755);
-    const result = await run(["-p", "x", "--agent-bin", bin, "--retry-backoff", "50ms"], {
-      scenario: "overloaded:1",
-    });
+    const result = await runWithFakeAgent(
+      ["-p", "x", "--agent-bin", bin, "--retry-backoff", "50ms"],
+      {
+        scenario: "overloaded:1",
+      },
+    );
     expect(result.code).toBe(0);
     expect(invocations(result)).toHaveLength(2);
     expect(

@@ -69,10 +69,35 @@ export interface Wrapped {
   done: Promise<WrapRun>;
 }
 
+/**
+ * A directory for one run (its log, the fake agent's record of invocations and pids), checked
+ * for surviving processes by {@link checkNoSurvivorsAfterAll}.
+ */
+export function runDirectory(prefix = "cursor-wrap-e2e-"): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  runDirs.push(dir);
+  return dir;
+}
+
+/** The fake agent's environment for a run in `dir`: its scenario, and where it records itself. */
+export function fakeAgentEnvIn(
+  dir: string,
+  options: { scenario?: FakeAgentOptions["scenario"]; speed?: number },
+): Record<string, string> {
+  return fakeAgentEnv({
+    scenario: options.scenario,
+    record: join(dir, "invocations.jsonl"),
+    pidFile: join(dir, "pids"),
+    // Attempt counters of scenarios that fail the first N times (`overloaded:2`).
+    state: join(dir, "state.json"),
+    descendantTtlMs: 30_000,
+    ...(options.speed === undefined ? {} : { speed: options.speed }),
+  });
+}
+
 /** Start cursor-wrap with the fake agent. */
 export function wrap(args: string[], options: WrapOptions = {}): Wrapped {
-  const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-e2e-"));
-  runDirs.push(dir);
+  const dir = runDirectory();
   const logDir = join(dir, "logs");
   const defaults =
     options.defaults === false
@@ -106,15 +131,7 @@ export function wrap(args: string[], options: WrapOptions = {}): Wrapped {
       OTEL_TRACES_EXPORTER: "",
       TRACEPARENT: "",
       NO_COLOR: "1",
-      ...fakeAgentEnv({
-        scenario: options.scenario,
-        record: join(dir, "invocations.jsonl"),
-        pidFile: join(dir, "pids"),
-        // Attempt counters of scenarios that fail the first N times (`overloaded:2`).
-        state: join(dir, "state.json"),
-        descendantTtlMs: 30_000,
-        ...(options.speed === undefined ? {} : { speed: options.speed }),
-      }),
+      ...fakeAgentEnvIn(dir, options),
       ...options.env,
     },
   });

@@ -7,6 +7,7 @@ import { isKnownRecord, RECORDS, type RecordName } from "@cursor-wrap/run";
 import { describe, expect, it } from "vitest";
 import { OPERATION_RECORDS } from "../src/operations/operation-records.js";
 import { checkNoSurvivorsAfterAll, FAST, logFiles, run } from "./harness.js";
+import { runInProcess } from "./in-process.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -55,7 +56,8 @@ describe("the session log's vocabulary", () => {
       ).toEqual([]);
 
       // `logs show` renders each turn, verdict, retry and turn end the log holds.
-      const shown = (await run(["logs", "show", file!])).stdout.toString();
+      // `logs show` and `replay` are read in-process: what they print is all they do.
+      const shown = (await runInProcess(["logs", "show", file!])).stdout.toString();
       const count = (name: RecordName) => messages.filter((message) => message === name).length;
       expect(shown.split("── turn ").length - 1).toBe(count("agent_spawn"));
       if (count("hang_detected") > 0) expect(shown).toContain("Hang detected");
@@ -69,7 +71,7 @@ describe("the session log's vocabulary", () => {
 
       // `replay` finds every turn and lists every decision the table marks for it.
       const replay = JSON.parse(
-        (await run(["replay", file!, "--json"])).stdout.toString(),
+        (await runInProcess(["replay", file!, "--json"])).stdout.toString(),
       ) as Array<{
         recorded: Array<{ message: string }>;
       }>;

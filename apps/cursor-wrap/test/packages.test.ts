@@ -43,20 +43,39 @@ describe("the published libraries", () => {
   }, () => {
     const names: string[] = [];
     const modules = join(work, "node_modules");
+    const published: Array<{ dir: string; manifest: Manifest & { version: string } }> = [];
     for (const name of readdirSync(packagesDir)) {
       const dir = join(packagesDir, name);
-      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest;
-      if (manifest.private) continue;
+      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest & {
+        version: string;
+      };
+      if (!manifest.private) published.push({ dir, manifest });
+    }
+    // One pnpm for every package: a start of pnpm costs more than packing one of them.
+    const packed = join(work, "packed");
+    pnpm(
+      [
+        "--recursive",
+        ...published.flatMap(({ manifest }) => ["--filter", manifest.name]),
+        "pack",
+        "--pack-destination",
+        packed,
+      ],
+      root,
+    );
+    expect(readdirSync(packed)).toHaveLength(published.length);
+    for (const { dir, manifest } of published) {
       names.push(manifest.name);
-      const packed = join(work, "packed", name);
-      mkdirSync(packed, { recursive: true });
-      pnpm(["pack", "--pack-destination", packed], dir);
-      const [tarball] = readdirSync(packed);
-      const listing = execFileSync("tar", ["-tzf", join(packed, tarball!)], { encoding: "utf8" });
+      // pnpm's name for it: the scope without its @, joined by a dash.
+      const tarball = join(
+        packed,
+        `${manifest.name.replace(/^@/, "").replace("/", "-")}-${manifest.version}.tgz`,
+      );
+      const listing = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" });
       expect(listing, manifest.name).toContain("package/LICENSE");
       const target = join(modules, manifest.name);
       mkdirSync(target, { recursive: true });
-      execFileSync("tar", ["-xzf", join(packed, tarball!), "-C", target, "--strip-components=1"]);
+      execFileSync("tar", ["-xzf", tarball, "-C", target, "--strip-components=1"]);
       // Registry dependencies come from this workspace's install, by their real path.
       for (const dependency of Object.keys(manifest.dependencies ?? {})) {
         if (dependency.startsWith("@cursor-wrap/")) continue;

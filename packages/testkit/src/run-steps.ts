@@ -2,8 +2,6 @@ import { spawn } from "node:child_process";
 import { appendFileSync, closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
 import { homedir } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createLineFramer, recordedTimeline } from "@cursor-wrap/events";
-import { readClientServers } from "./client-config-reader.js";
 import { fakeMcpServerBin } from "./fake-agent.js";
 import type { Step } from "./scenarios.js";
 
@@ -125,7 +123,12 @@ async function flood(step: Extract<Step, { type: "flood" }>): Promise<void> {
   await write(process.stdout, '"}}}}}\n');
 }
 
+// The events package (its schemas) and the config reader are loaded by the steps that use them
+// only: the tests start this agent hundreds of times, most of them for scenarios without.
+const loadEvents = () => import("@cursor-wrap/events");
+
 async function replay(path: string, speed: number): Promise<void> {
+  const { createLineFramer, recordedTimeline } = await loadEvents();
   const framer = createLineFramer({ parseCap: Number.MAX_SAFE_INTEGER });
   const events = [...framer.push(readFileSync(path)), ...framer.end()];
   const times = recordedTimeline(events);
@@ -216,20 +219,21 @@ async function background(step: Extract<Step, { type: "background" }>, io: StepI
 }
 
 /** An MCP server on stdio, as cursor-agent talks to one: one request at a time, answers by id. */
-function startMcpServer(): {
+async function startMcpServer(): Promise<{
   request(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
   notify(method: string): void;
   close(): Promise<void>;
-} {
+}> {
   const configured = process.env.FAKE_AGENT_MCP_SERVER;
   // As cursor-agent does: the entry of that name in .cursor/mcp.json, else ~/.cursor/mcp.json.
   const fromConfig = process.env.FAKE_AGENT_MCP_CONFIG_SERVER;
+  const { createLineFramer } = await loadEvents();
   const entry =
     fromConfig === undefined
       ? undefined
-      : readClientServers("cursor", { home: homedir(), cwd: process.cwd(), env: process.env }).find(
-          (server) => server.name === fromConfig,
-        );
+      : (await import("./client-config-reader.js"))
+          .readClientServers("cursor", { home: homedir(), cwd: process.cwd(), env: process.env })
+          .find((server) => server.name === fromConfig);
   if (fromConfig !== undefined && entry === undefined) {
     throw new Error(`no MCP server ${JSON.stringify(fromConfig)} in Cursor's mcp.json`);
   }
@@ -294,7 +298,7 @@ function mcpResult(answer: Record<string, unknown>): Record<string, unknown> {
 
 async function mcpCall(step: Extract<Step, { type: "mcpCall" }>, io: StepIo): Promise<void> {
   await emit(io, step.started, "\n");
-  const server = startMcpServer();
+  const server = await startMcpServer();
   await server.request("initialize", {
     protocolVersion: "2025-06-18",
     capabilities: {},

@@ -410,6 +410,7 @@ export async function runCommand(
     ...runSettings(options, profiles, operations),
     output: { formatter, stream: io.stdout },
     stderr,
+    ...(io.startAgent ? { start: io.startAgent } : {}),
     events: "none",
     log: { log },
     host: {
