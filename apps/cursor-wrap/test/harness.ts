@@ -95,28 +95,32 @@ export function fakeAgentEnvIn(
   });
 }
 
+/**
+ * A command line with the tests' defaults in front (the fake agent, a log directory, short
+ * kill and drain graces), except for the commands that take no agent (`logs`, `replay`,
+ * `demo`) or when `defaults` is false.
+ */
+export function withDefaults(args: string[], logDir: string, defaults = true): string[] {
+  const command = args[0];
+  if (!defaults || command === "logs" || command === "replay" || command === "demo") return args;
+  return [
+    "--agent-bin",
+    fakeAgentBin,
+    "--log-dir",
+    logDir,
+    "--kill-grace",
+    "300ms",
+    "--drain-grace",
+    "300ms",
+    ...args,
+  ];
+}
+
 /** Start cursor-wrap with the fake agent. */
 export function wrap(args: string[], options: WrapOptions = {}): Wrapped {
   const dir = runDirectory();
   const logDir = join(dir, "logs");
-  const defaults =
-    options.defaults === false
-      ? []
-      : [
-          "--agent-bin",
-          fakeAgentBin,
-          "--log-dir",
-          logDir,
-          "--kill-grace",
-          "300ms",
-          "--drain-grace",
-          "300ms",
-        ];
-  const command = args[0];
-  const finalArgs =
-    command === "logs" || command === "replay" || command === "demo"
-      ? args
-      : [...defaults, ...args];
+  const finalArgs = withDefaults(args, logDir, options.defaults !== false);
   const started = performance.now();
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...finalArgs], {
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),

@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { fakeAgentProcess } from "@cursor-wrap/run/testing";
 import { type AgentProcess, type StartOptions, start } from "@cursor-wrap/supervisor";
-import { agentEvents, type FakeAgentOptions, fakeAgentBin } from "@cursor-wrap/testkit";
+import { agentEvents, type FakeAgentOptions } from "@cursor-wrap/testkit";
 import { runCli } from "../src/cli.js";
-import { fakeAgentEnvIn, runDirectory } from "./harness.js";
+import { fakeAgentEnvIn, runDirectory, withDefaults } from "./harness.js";
 
 /** What an in-process run printed and its exit code, as {@link run} of the harness gives it. */
 export interface InProcessRun {
@@ -76,23 +76,8 @@ export async function runInProcess(
   });
   stdin.end(options.input ?? "");
   const logDir = options.logDir ?? logDirectory();
-  const command = args[0];
-  const ownCommand = command === "logs" || command === "replay" || command === "demo";
-  const defaults =
-    options.defaults === false || ownCommand
-      ? []
-      : [
-          "--agent-bin",
-          fakeAgentBin,
-          "--log-dir",
-          logDir,
-          "--kill-grace",
-          "300ms",
-          "--drain-grace",
-          "300ms",
-        ];
   const code = await runCli(
-    [...defaults, ...args],
+    withDefaults(args, logDir, options.defaults !== false),
     {
       stdin,
       stdout,
