@@ -1,25 +1,60 @@
 import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import { transform } from "esbuild";
 import { defineConfig, type Options } from "tsup";
 
 const { version } = JSON.parse(
   readFileSync(new URL("./package.json", import.meta.url), "utf8"),
 ) as { version: string };
 
-// Bundled CommonJS code (pino) calls require() through esbuild's shim, which looks for a
-// `require` in its own module's scope: the banner gives the ESM bundle one.
-const REQUIRE_BANNER =
-  'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);';
+// What a chunk that reads `import.meta.url` gets instead once it is CommonJS.
+const IMPORT_META_URL = "__cursorWrapImportMetaUrl";
 
 /**
- * Keeps the banner only in the chunk that holds the shim (`typeof require !== "undefined"`):
- * `createRequire` in each of the 25 chunks a run loads cost several milliseconds of start-up
- * (P6, BENCHMARKS.md). The line is emptied, not removed, so the source maps stay right.
+ * Turns every chunk esbuild split out into CommonJS (`.cjs`), keeping the split: a command still loads only its own chunks. Why CommonJS: Node 20 can reuse V8's
+ * compiled code between runs only for scripts it compiles itself (`vm.Script` with cached data,
+ * see src/compile-cache.ts), never for ES modules; Node 22 caches both
+ * (`module.enableCompileCache`). The code keeps its syntax (esbuild, not tsup's experimental
+ * CommonJS splitting, whose sucrase pass rewrites every `?.` and `??` into helper calls on the
+ * per-event path). Start-up measured in BENCHMARKS.md (P6).
  */
-const requireOnlyWhereUsed: NonNullable<Options["plugins"]>[number] = {
-  name: "require-only-where-used",
-  renderChunk(code) {
-    if (!code.startsWith(REQUIRE_BANNER) || code.includes('typeof require !== "undefined"')) return;
-    return { code: code.slice(REQUIRE_BANNER.length) };
+const commonJsChunks: NonNullable<Options["plugins"]>[number] = {
+  name: "commonjs-chunks",
+  async renderChunk(code, info) {
+    const usesImportMetaUrl = code.includes("import.meta.url");
+    const result = await transform(code, {
+      format: "cjs",
+      platform: "node",
+      target: "node20",
+      // `import()` of a chunk becomes `require()`: what the compile cache compiles is all
+      // CommonJS.
+      supported: { "dynamic-import": false },
+      sourcemap: "external",
+      sourcefile: info.path,
+      define: usesImportMetaUrl ? { "import.meta.url": IMPORT_META_URL } : {},
+      banner: usesImportMetaUrl
+        ? `const ${IMPORT_META_URL} = require("node:url").pathToFileURL(__filename).href;`
+        : "",
+      logLevel: "error",
+    });
+    return { code: result.code, map: result.map };
+  },
+};
+
+/**
+ * The lines the CommonJS pass adds map to the chunk itself, named by its absolute path in the
+ * merged source map: named by its file name instead, so the published maps hold no build path.
+ * (Runs after `commonJsChunks`, whose map tsup has merged by then.)
+ */
+const relativeMapSources: NonNullable<Options["plugins"]>[number] = {
+  name: "relative-map-sources",
+  renderChunk(_code, info) {
+    const map = typeof info.map === "string" ? JSON.parse(info.map) : info.map;
+    if (map === undefined || map === null || !Array.isArray(map.sources)) return;
+    map.sources = map.sources.map((source: string) =>
+      source === info.path ? basename(source) : source,
+    );
+    info.map = map;
   },
 };
 
@@ -27,12 +62,16 @@ const requireOnlyWhereUsed: NonNullable<Options["plugins"]>[number] = {
 // instead of resolving every package: measured in BENCHMARKS.md (P6).
 export default defineConfig({
   // The demo's fake agent and MCP server are built in too (executables the demo runs), so the
-  // published CLI needs no test kit.
+  // published CLI needs no test kit. The compile cache is its own file: the launcher loads it
+  // before anything it caches.
   entry: {
     cli: "src/cli.ts",
+    "compile-cache": "src/compile-cache.ts",
     "demo-agent": "src/demo/demo-agent.ts",
     "demo-mcp-server": "src/demo/demo-mcp-server.ts",
   },
+  outExtension: () => ({ js: ".cjs" }),
+  // Split as ES modules, then each chunk turned into CommonJS (above).
   format: ["esm"],
   target: "node20",
   platform: "node",
@@ -44,7 +83,6 @@ export default defineConfig({
   // used).
   noExternal: [/^(?!@lydell\/node-pty$|node-pty$).*/],
   external: ["@lydell/node-pty", "node-pty"],
-  banner: { js: REQUIRE_BANNER },
-  plugins: [requireOnlyWhereUsed],
+  plugins: [commonJsChunks, relativeMapSources],
   define: { CURSOR_WRAP_VERSION: JSON.stringify(version) },
 });

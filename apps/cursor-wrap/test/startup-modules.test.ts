@@ -1,39 +1,31 @@
 // What `--version` and `--help` load: every command's static module graph, so it must hold the
 // CLI's parser and flag table only, never the session log (pino), the schemas (zod) or the
 // process code. And what `-p` loads for a prompt: the turn's own code, not what only options
-// ask for (a turn input's schemas, the report, notifications, the trace). A loader hook
-// records every module Node loads; the bundle's chunks still name the files they were built
-// from (`// ../../packages/logger/dist/session-log.js`).
+// ask for (a turn input's schemas, the report, notifications, the trace). A preloaded script
+// lists every CommonJS file Node loaded (the CLI's chunks are CommonJS) when the process exits;
+// each chunk's source map names the files it was built from (`../../../packages/logger/src/…`).
 
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI } from "./harness.js";
 
 const work = mkdtempSync(join(tmpdir(), "cursor-wrap-startup-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** A loader hook that appends the URL of every module Node loads to `list`. */
-function hookRecordingTo(list: string): string {
-  const hooks = join(work, `hooks-${basename(list)}.mjs`);
+/** A script to preload that writes the path of every module Node loaded to `list` at exit. */
+function preloadRecordingTo(list: string): string {
+  const preload = join(work, `preload-${basename(list)}.cjs`);
   writeFileSync(
-    hooks,
-    `import { appendFileSync } from "node:fs";
-export async function load(url, context, nextLoad) {
-  appendFileSync(${JSON.stringify(list)}, url + "\\n");
-  return nextLoad(url, context);
-}
+    preload,
+    `process.on("exit", () => {
+  require("node:fs").writeFileSync(${JSON.stringify(list)}, Object.keys(require.cache).join("\\n"));
+});
 `,
   );
-  const register = join(work, `register-${basename(list)}.mjs`);
-  writeFileSync(
-    register,
-    `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
-  );
-  return register;
+  return preload;
 }
 
 /** The files a command line loads, and the source files bundled into them. */
@@ -42,20 +34,18 @@ function loaded(
   input = "",
 ): { files: string[]; sources: string[]; stdout: string } {
   const list = join(work, `loaded-${args.filter((arg) => !arg.includes("/")).join("_")}.txt`);
-  const result = spawnSync(process.execPath, ["--import", hookRecordingTo(list), CLI, ...args], {
-    encoding: "utf8",
-    input,
-  });
-  expect(result.status, result.stderr).toBe(0);
-  const files = readFileSync(list, "utf8")
-    .split("\n")
-    .filter((url) => url.startsWith("file:"))
-    .map((url) => fileURLToPath(url));
-  const sources = files.flatMap((file) =>
-    [...readFileSync(file, "utf8").matchAll(/^\/\/ (\S+\.[cm]?[jt]s)$/gm)].map(
-      (match) => match[1]!,
-    ),
+  const result = spawnSync(
+    process.execPath,
+    ["--require", preloadRecordingTo(list), CLI, ...args],
+    { encoding: "utf8", input },
   );
+  expect(result.status, result.stderr).toBe(0);
+  const files = readFileSync(list, "utf8").split("\n");
+  const sources = files
+    .filter((file) => existsSync(`${file}.map`))
+    .flatMap(
+      (file) => (JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] }).sources,
+    );
   return { files, sources, stdout: result.stdout };
 }
 
@@ -64,21 +54,21 @@ describe.each([["--version"], ["--help"]])("cursor-wrap %s", (flag) => {
     const { files, sources, stdout } = loaded([flag]);
     expect(stdout).toMatch(flag === "--version" ? /^cursor-wrap\/\S+ / : /--idle-timeout/);
     // The hook saw the bundle (else this test would prove nothing).
-    expect(files.some((file) => file.endsWith("/dist/cli.js"))).toBe(true);
-    expect(sources).toContain("src/options/flags.ts");
+    expect(files.some((file) => file.endsWith("/dist/cli.cjs"))).toBe(true);
+    expect(sources).toContain("../src/options/flags.ts");
     const forbidden = sources.filter(
       (source) =>
         /node_modules\/\.pnpm\/(?:pino|pino-std-serializers|sonic-boom|thread-stream|zod)@/.test(
           source,
         ) ||
         // The packages' defaults and terminalSafe only: `--help` prints the defaults.
-        (/\/packages\/[a-z]+\/dist\//.test(source) &&
-          !/\/dist\/(?:defaults|terminal-safe|cursor-wrap-error|backoff|thresholds|levels)\.js$/.test(
+        (/\/packages\/[a-z]+\/src\//.test(source) &&
+          !/\/src\/(?:defaults|terminal-safe|cursor-wrap-error|backoff|thresholds|levels)\.ts$/.test(
             source,
           ) &&
           // The exit codes --help lists; what reading --on-verdict and --on-verdict-events
           // needs (nothing that sends).
-          !/\/packages\/(?:run\/dist\/ending|notify\/dist\/(?:options|command-words|notify-events|errors))\.js$/.test(
+          !/\/packages\/(?:run\/src\/ending|notify\/src\/(?:options|command-words|notify-events|errors))\.ts$/.test(
             source,
           )),
     );
@@ -108,7 +98,7 @@ function quickAgent(): string {
 
 /** What only an option asks for: a turn input's schemas, the report, notifications, a trace. */
 const ONLY_WHEN_ASKED =
-  /node_modules\/\.pnpm\/(?:zod|ajv|fast-uri|@opentelemetry\+[a-z-]+)@|\/packages\/(?:report\/dist\/|notify\/dist\/(?:deliver|notification|notifier)\.js|otel\/dist\/run-trace\.js|run\/dist\/turn-input\.js|events\/dist\/(?:contract-)?schemas\.js|acp\/|mcp\/)/;
+  /node_modules\/\.pnpm\/(?:zod|ajv|fast-uri|@opentelemetry\+[a-z-]+)@|\/packages\/(?:report\/src\/|notify\/src\/(?:deliver|notification|notifier)\.ts|otel\/src\/run-trace\.ts|run\/src\/turn-input\.ts|events\/src\/(?:contract-)?schemas\.ts|acp\/|mcp\/)/;
 
 describe("cursor-wrap -p", () => {
   const common = () => ["--agent-bin", quickAgent(), "--log-dir", join(work, "logs")];
@@ -117,7 +107,7 @@ describe("cursor-wrap -p", () => {
     const { sources, stdout } = loaded(["-p", "hi", ...common()]);
     expect(stdout).toContain('"type":"result"');
     // The hook saw the turn's code (else this test would prove nothing).
-    expect(sources).toContain("../../packages/run/dist/run-agent.js");
+    expect(sources).toContain("../../../packages/run/src/run-agent.ts");
     expect(sources.filter((source) => ONLY_WHEN_ASKED.test(source))).toEqual([]);
   });
 
@@ -128,7 +118,7 @@ describe("cursor-wrap -p", () => {
       JSON.stringify(turn),
     );
     expect(stdout).toContain('"turnId":"t-1"');
-    expect(sources).toContain("../../packages/run/dist/turn-input.js");
+    expect(sources).toContain("../../../packages/run/src/turn-input.ts");
     expect(sources.some((source) => /node_modules\/\.pnpm\/ajv@/.test(source))).toBe(true);
   });
 });

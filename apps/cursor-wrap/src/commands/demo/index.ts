@@ -82,7 +82,7 @@ function proxiedServer(requestTimeout: string, logDir: string, fakeMcpServerBin:
  * bits (only `bin` entries get one), so the demo writes its own small launcher.
  */
 function demoExecutable(dir: string, script: string): string {
-  const launcher = join(dir, script.replace(/\.js$/, ""));
+  const launcher = join(dir, script.replace(/\.c?js$/, ""));
   const target = fileURLToPath(new URL(`./${script}`, import.meta.url));
   writeFileSync(
     launcher,
@@ -101,8 +101,8 @@ export async function demoCommand(io: RunIo): Promise<number> {
   const paint = createColors(io.stdout.isTTY === true);
   const logDir = mkdtempSync(join(tmpdir(), "cursor-wrap-demo-"));
   // Built beside this file (see tsup.config.ts): the demo needs nothing but the CLI.
-  const fakeAgentBin = demoExecutable(logDir, "demo-agent.js");
-  const fakeMcpServerBin = fileURLToPath(new URL("./demo-mcp-server.js", import.meta.url));
+  const fakeAgentBin = demoExecutable(logDir, "demo-agent.cjs");
+  const fakeMcpServerBin = fileURLToPath(new URL("./demo-mcp-server.cjs", import.meta.url));
   const base = resolveRunOptions({ given: new Map(), env: {} });
   let failures = 0;
   for (const step of STEPS) {
