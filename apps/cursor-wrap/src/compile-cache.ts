@@ -59,7 +59,7 @@ export interface CompileCacheOptions {
 /** What `enableCompileCache` did. */
 export type CompileCacheState =
   | { kind: "node" }
-  | { kind: "disabled" }
+  | { kind: "disabled"; reason: string }
   | { kind: "unavailable"; reason: string }
   | { kind: "enabled"; directory: string; flush: () => number };
 
@@ -139,7 +139,12 @@ export function enableCompileCache(options: CompileCacheOptions): CompileCacheSt
     nodeCompileCache();
     return { kind: "node" };
   }
-  if (env.NODE_DISABLE_COMPILE_CACHE) return { kind: "disabled" };
+  if (env.NODE_DISABLE_COMPILE_CACHE)
+    return { kind: "disabled", reason: "NODE_DISABLE_COMPILE_CACHE" };
+  // Node maps stack traces through the source maps of the files it compiles itself only.
+  if ((process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled === true) {
+    return { kind: "disabled", reason: "--enable-source-maps" };
+  }
   const cacheDirectory = options.directory ?? compileCacheDirectory(env);
   try {
     if (!privateDirectory(cacheDirectory)) {

@@ -131,9 +131,16 @@ describe("the compile cache", () => {
   it("does nothing when NODE_DISABLE_COMPILE_CACHE is set, as Node's own cache", () => {
     const { root, cache } = chunks();
     const run = load(root, cache, { env: { NODE_DISABLE_COMPILE_CACHE: "1" } });
-    expect(run.state).toEqual({ kind: "disabled" });
+    expect(run.state).toEqual({ kind: "disabled", reason: "NODE_DISABLE_COMPILE_CACHE" });
     expect(run.answer).toBe("helper v1");
     expect(() => readdirSync(cache)).toThrow();
+  });
+
+  it("leaves compiling to Node under --enable-source-maps, which maps only what Node compiles", () => {
+    const { root, cache } = chunks();
+    const run = load(root, cache, { env: { NODE_OPTIONS: "--enable-source-maps" } });
+    expect(run.state).toEqual({ kind: "disabled", reason: "--enable-source-maps" });
+    expect(run.answer).toBe("helper v1");
   });
 
   it("uses no directory another user could write to, and the chunks load as without it", () => {
@@ -144,6 +151,16 @@ describe("the compile cache", () => {
     expect(run.state.kind).toBe(process.platform === "win32" ? "enabled" : "unavailable");
     expect(run.answer).toBe("helper v1");
     if (process.platform !== "win32") expect(cacheFiles(cache)).toEqual([]);
+  });
+
+  it("runs without a cache where none can be made", () => {
+    const { root } = chunks();
+    const blocker = join(work, `blocker-${count}`);
+    writeFileSync(blocker, "a file where the cache's directory would go");
+    const run = load(root, join(blocker, "cache"));
+    expect(run.state.kind).toBe("unavailable");
+    expect(run.state.reason).toMatch(/ENOTDIR|EEXIST/);
+    expect(run.answer).toBe("helper v1");
   });
 
   it("leaves files outside its root to Node", () => {
