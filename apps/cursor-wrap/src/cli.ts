@@ -323,7 +323,14 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
   releaseHungUpTerminalAtExit();
   // Before any command listens: a stop signal is never left to kill the process unhandled.
   const exitSignals = holdExitSignals();
-  const io: RunIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+  const io: RunIo = {
+    // Made on first use: most runs never read stdin, and making the stream costs start-up (P6).
+    get stdin() {
+      return process.stdin;
+    },
+    stdout: process.stdout,
+    stderr: process.stderr,
+  };
   let code: number;
   try {
     code = await runCli(argv.slice(2), io);
