@@ -505,7 +505,7 @@ describe("logs show", () => {
     await client.callTool({ name: "echo", arguments: { text: "x" } });
     await client.close();
     // The token is the run's own, never redacted: it is what ties the proxy's log to this one.
-    expect(started.agent_token).toMatch(/^[0-9a-f-]{36}$/);
+    expect(started.agent_token).toMatch(/^[0-9a-z]+(?:-[0-9a-z]+){3}$/);
     const shown = (await runInProcess(["logs", "show", file!])).stdout.toString();
     expect(shown).toContain("· mcp fake: proxy started");
     expect(shown).toMatch(/⇄ mcp fake ▸ tools\/call "echo" \(id \d+\)/);

@@ -109,6 +109,8 @@ describe("cursor-wrap -p", () => {
     // The hook saw the turn's code (else this test would prove nothing).
     expect(sources).toContain("../../../packages/run/src/run-agent.ts");
     expect(sources.filter((source) => ONLY_WHEN_ASKED.test(source))).toEqual([]);
+    // A conversation's prompt reader (readline) neither.
+    expect(sources).not.toContain("../src/prompt-reader.ts");
   });
 
   it("loads the turn input's schemas when the turn comes as a turn object", () => {

@@ -5,10 +5,9 @@
 // (`start`) and the MCP watchdog's server both run this way.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import { type KillStep, killTree, killTreeSync } from "./kill-tree.js";
-import { AGENT_TOKEN_VARIABLE } from "./process-tree.js";
+import { AGENT_TOKEN_VARIABLE, newTreeToken } from "./process-tree.js";
 import type { TreeSentinel } from "./tree-sentinel.js";
 
 /** How a process ended. */
@@ -89,7 +88,7 @@ export interface ProcessGroup {
  * one is given. See {@link ProcessGroup}.
  */
 export function spawnProcessGroup(options: ProcessGroupOptions): ProcessGroup {
-  const token = options.token ?? randomUUID();
+  const token = options.token ?? newTreeToken();
   const env = { ...(options.env ?? process.env), [AGENT_TOKEN_VARIABLE]: token };
   const child = spawn(options.command, [...(options.args ?? [])], {
     cwd: options.cwd,

@@ -1,5 +1,25 @@
 import { describe, expect, it } from "vitest";
-import { findAgentTree, parseProcStat } from "./process-tree.js";
+import {
+  AGENT_TOKEN_VARIABLE,
+  findAgentTree,
+  newTreeToken,
+  parseProcStat,
+} from "./process-tree.js";
+
+describe("newTreeToken", () => {
+  it("is new at every call, carries this process's id, and reads back from an environment", () => {
+    const tokens = Array.from({ length: 10_000 }, () => newTreeToken());
+    expect(new Set(tokens).size).toBe(tokens.length);
+    for (const token of tokens.slice(0, 100)) {
+      expect(token).toMatch(/^[0-9a-z]+-[0-9a-z]+-[0-9a-z]+-[0-9a-z]+$/);
+      expect(Number.parseInt(token.split("-")[0]!, 36)).toBe(process.pid);
+    }
+    // As the kill looks for it in /proc/<pid>/environ: one NUL-terminated assignment.
+    const environ = `PATH=/bin\0${AGENT_TOKEN_VARIABLE}=${tokens[0]}\0HOME=/root\0`;
+    expect(environ.includes(`${AGENT_TOKEN_VARIABLE}=${tokens[0]}\0`)).toBe(true);
+    expect(environ.includes(`${AGENT_TOKEN_VARIABLE}=${tokens[1]}\0`)).toBe(false);
+  });
+});
 
 describe("parseProcStat", () => {
   it("reads pid, parent, group, session, CPU time and start time, whatever the command name holds", () => {

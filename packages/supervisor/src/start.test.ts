@@ -110,7 +110,7 @@ describe("start", () => {
     });
     // Its own process group, and the run's token in its environment.
     expect(invocation?.pgid).toBe(agent.pid);
-    expect(invocation?.token).toMatch(/^[0-9a-f-]{36}$/);
+    expect(invocation?.token).toMatch(/^[0-9a-z]+(?:-[0-9a-z]+){3}$/);
   });
 
   it("reports an abnormal exit code", async () => {

@@ -1,6 +1,5 @@
 import { isUtf8 } from "node:buffer";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { accessSync, constants, statSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
@@ -10,7 +9,7 @@ import { AgentSpawnError, PtyUnavailableError } from "./errors.js";
 import { type KillStep, killTree, killTreeSync } from "./kill-tree.js";
 import { loadPty } from "./load-pty.js";
 import { type ExitInfo, spawnProcessGroup } from "./process-group.js";
-import { AGENT_TOKEN_VARIABLE } from "./process-tree.js";
+import { AGENT_TOKEN_VARIABLE, newTreeToken } from "./process-tree.js";
 import { createControlStripper } from "./terminal-controls.js";
 import { createTreeSampler, type TreeSample, type TreeSampler } from "./tree-sampler.js";
 
@@ -192,7 +191,7 @@ export async function start(options: StartOptions): Promise<AgentProcess> {
   const cwd = options.cwd ?? process.cwd();
   const path = resolveBinary(options.bin, env, cwd);
   // Every process of this run inherits the token, so the kill finds even daemonized descendants.
-  const token = randomUUID();
+  const token = newTreeToken();
   const childEnv = { ...env, [AGENT_TOKEN_VARIABLE]: token };
   const launched = options.pty
     ? await launchPty(

@@ -3,7 +3,6 @@
 // (`--on-verdict`, `--notify`). All of it is made from the session log's records through the
 // log's tap, so the turn loop knows nothing of it; with everything off there is no tap at all.
 
-import { randomUUID } from "node:crypto";
 import { appendFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
@@ -122,7 +121,10 @@ export async function openRunOperations(
   };
   // Nothing the agent prints may run a workflow command: they are off until the run's end,
   // when cursor-wrap's own annotations are written (escaped as well).
-  const stopToken = github ? `cursor-wrap-${randomUUID()}` : undefined;
+  // Unguessable (crypto, loaded only here: a run outside GitHub does not pay for it).
+  const stopToken = github
+    ? `cursor-wrap-${(await import("node:crypto")).randomUUID()}`
+    : undefined;
   if (stopToken) io.stderr.write(`::stop-commands::${stopToken}\n`);
   let githubDone = false;
   const writeGithub = (): void => {

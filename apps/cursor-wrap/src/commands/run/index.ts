@@ -31,8 +31,7 @@ import { type AgentArgument, redactAgentArgs } from "../../options/agent-flags.j
 import { loadAuthProfiles, type ProfileEnvironment } from "../../options/auth-profiles.js";
 import { monitorOptions } from "../../options/monitor-options.js";
 import type { RunOptions } from "../../options/run-options.js";
-import { openPromptHistory } from "../../prompt-history.js";
-import { createPromptReader } from "../../prompt-reader.js";
+import type { PromptReader } from "../../prompt-reader.js";
 import { createRunControl } from "../../run-control.js";
 import type { RunIo } from "../../run-io.js";
 import { formatterCountdown, stderrCountdown } from "../../session/countdown.js";
@@ -304,6 +303,15 @@ function outcomeOf(stopping: CancelReason | undefined, outcome: string): string 
   return outcome;
 }
 
+/** The prompts of a conversation: typed at a terminal (with history) or piped, a line each. */
+async function openPromptReader(io: RunIo): Promise<PromptReader> {
+  const [{ createPromptReader }, { openPromptHistory }] = await Promise.all([
+    import("../../prompt-reader.js"),
+    import("../../prompt-history.js"),
+  ]);
+  return createPromptReader(io.stdin, io.stderr, { history: openPromptHistory() });
+}
+
 /**
  * The main command: run cursor-agent under supervision, in print or interactive mode, and
  * return the exit code (R-CLI3). Signals, a closed stdout and crashes all kill the agent's
@@ -388,9 +396,8 @@ export async function runCommand(
     show: stderr,
     sentinelKillGraceMs: options.killGraceMs,
   });
-  const reader = options.print
-    ? undefined
-    : createPromptReader(io.stdin, io.stderr, { history: openPromptHistory() });
+  // Loaded for a conversation only: readline is no part of a -p run's start-up (P6).
+  const reader = options.print ? undefined : await openPromptReader(io);
   // The run itself is @cursor-wrap/run's: the CLI hands it the command line's settings, its
   // output, its log, and its control of signals and the terminal.
   const run = runAgent({
