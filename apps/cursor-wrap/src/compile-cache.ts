@@ -25,7 +25,7 @@ import {
 import Module from "node:module";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, sep } from "node:path";
-import { constants, Script } from "node:vm";
+import { Script } from "node:vm";
 
 /** The parts of Node's CommonJS loader the cache takes over: not in Node's public types. */
 interface LoaderModule {
@@ -182,12 +182,9 @@ export function enableCompileCache(options: CompileCacheOptions): CompileCacheSt
     // the file's own lines and columns.
     const script = new Script(
       `(function (exports, require, module, __filename, __dirname) {\n${content}\n})`,
-      {
-        filename,
-        lineOffset: -1,
-        cachedData,
-        importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-      },
+      // No `import()` is left in the chunks (the build turns them into `require`): Node 20
+      // would not run one in a script compiled here.
+      { filename, lineOffset: -1, cachedData },
     );
     if (file !== "" && (cachedData === undefined || script.cachedDataRejected === true)) {
       uncached.push({ script, file, versionsPrefix });
