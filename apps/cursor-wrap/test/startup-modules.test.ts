@@ -9,6 +9,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import { fakeMcpServerBin } from "@cursor-wrap/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI } from "./harness.js";
 
@@ -122,5 +123,40 @@ describe("cursor-wrap -p", () => {
     expect(stdout).toContain('"turnId":"t-1"');
     expect(sources).toContain("../../../packages/run/src/turn-input.ts");
     expect(sources.some((source) => /node_modules\/\.pnpm\/ajv@/.test(source))).toBe(true);
+  });
+});
+
+describe("cursor-wrap mcp proxy", () => {
+  it("loads the proxy, not the config rewriting, the MCP sessions or the run", () => {
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      },
+    };
+    const { sources, stdout } = loaded(
+      ["mcp", "proxy", "--log-dir", join(work, "logs"), "--", process.execPath, fakeMcpServerBin],
+      `${JSON.stringify(initialize)}\n`,
+    );
+    expect(stdout).toContain('"serverInfo"');
+    // The loader saw the proxy (else this test would prove nothing).
+    expect(sources).toContain("../../../packages/mcp/src/proxy.ts");
+    expect(
+      sources.filter(
+        (source) =>
+          /node_modules\/\.pnpm\/(?:jsonc-parser|diff)@/.test(source) ||
+          /\/packages\/mcp\/src\/(?:config|config-file|mcp-session|safe-file|client-configs)\.ts$/.test(
+            source,
+          ) ||
+          // (The run's exit codes and the recovery's defaults are the flag table's, as for --help.)
+          /\/packages\/(?:run\/src\/(?!young-generation|ending)|recovery\/src\/(?!backoff|defaults)|format\/)/.test(
+            source,
+          ),
+      ),
+    ).toEqual([]);
   });
 });

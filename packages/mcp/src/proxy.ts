@@ -12,6 +12,8 @@ import type { McpProxyLog, McpRecordName } from "./records.js";
 import { MCP_DEFAULTS } from "./request-policy.js";
 import { startServerProcess } from "./server-process.js";
 
+// With the proxy, for `@cursor-wrap/mcp/proxy`: what a host needs to log what it does.
+export { MCP_RECORDS, type McpProxyLog, type McpRecordName } from "./records.js";
 export { MCP_DEFAULTS } from "./request-policy.js";
 
 /** Options for {@link startMcpProxy}. Durations in ms; `Infinity` is no limit. */

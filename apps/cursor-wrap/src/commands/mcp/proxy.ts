@@ -4,8 +4,8 @@
 import { setFlagsFromString } from "node:v8";
 import { terminalSafe } from "@cursor-wrap/events";
 import { DEFAULT_RETENTION_MS, openSessionLog, type SessionLog } from "@cursor-wrap/logger";
-import { MCP_RECORDS, type McpProxyLog, startMcpProxy } from "@cursor-wrap/mcp";
-import { capYoungGeneration } from "@cursor-wrap/run";
+import { MCP_RECORDS, type McpProxyLog, startMcpProxy } from "@cursor-wrap/mcp/proxy";
+import { capYoungGeneration } from "@cursor-wrap/run/young-generation";
 import { AGENT_TOKEN_VARIABLE } from "@cursor-wrap/supervisor";
 import { messageWithHint, SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
 import { shownName } from "../../mcp-sessions.js";
