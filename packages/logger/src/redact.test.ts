@@ -454,6 +454,39 @@ describe("every secret form, however it is written (property)", () => {
     );
   });
 
+  it("asks a short text (one search) the same as a long one (four searches)", () => {
+    // No candidate holds a newline: in front of a text, newlines change no answer, only
+    // whether the text is short.
+    const long = (text: string) => `${"\n".repeat(64)}${text}`;
+    const piece = fc.constantFrom(
+      ...SECRETS.map(([, secret]) => secret.slice(0, 24)),
+      "token ",
+      "\\u0073k-",
+      "sig=",
+      "://",
+      "eyJ",
+      "task-list",
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(piece, fc.string({ maxLength: 8 })), { maxLength: 4 }),
+        (parts) => {
+          const text = parts.join("");
+          expect(mayContainSecret(text)).toBe(mayContainSecret(long(text)));
+        },
+      ),
+      { numRuns: RUNS },
+    );
+    for (const [, secret] of SECRETS) {
+      expect(mayContainSecret(secret.slice(0, 40))).toBe(
+        mayContainSecret(long(secret.slice(0, 40))),
+      );
+      expect(mayContainSecret(secret)).toBe(true);
+    }
+    expect(mayContainSecret("a few words")).toBe(false);
+    expect(mayContainSecret(long("a few words"))).toBe(false);
+  });
+
   it("leaves a value redacted already as it is", () => {
     for (const text of ["--api-key=[REDACTED]", '{"password":"[REDACTED]"}', "token: [REDACTED]"]) {
       expect(redact(text)).toBe(text);
