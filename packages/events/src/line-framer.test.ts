@@ -4,6 +4,7 @@ import { realCaptures } from "@cursor-wrap/fixtures";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createLineFramer, createLineFramerStream } from "./line-framer.js";
+import { parseLine } from "./parse-line.js";
 import type { AgentEvent, Instant } from "./types.js";
 
 const AT: Instant = { mono: 0, epoch: 0 };
@@ -21,6 +22,8 @@ function shape(event: AgentEvent) {
     eol: event.eol,
     type: event.kind === "json" ? event.type : undefined,
     reason: event.kind === "text" ? event.reason : undefined,
+    text: event.kind === "oversize" ? undefined : event.text,
+    data: event.kind === "json" ? event.data : undefined,
   };
 }
 
@@ -99,6 +102,23 @@ describe("createLineFramer", () => {
       ),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
     );
+  });
+
+  it("decodes a line as parseLine does, whether it lies in one chunk or began in an earlier one", () => {
+    const lines = [
+      '{"type":"assistant","text":"plain"}\n',
+      '{"type":"assistant","text":"café … ✓"}\r\n',
+      '{"type":"thinking","text":"after a non-ASCII line"}\n',
+      "T: not json é\n",
+      '{"type":"user","text":"last, unterminated"}',
+    ];
+    const bytes = Buffer.from(lines.join(""));
+    for (const cut of [0, 5, 40, 41, 70, bytes.length - 3]) {
+      const events = frameAll([bytes.subarray(0, cut), bytes.subarray(cut)]);
+      expect(events.map((event) => shape(event))).toEqual(
+        lines.map((line) => shape(parseLine(Buffer.from(line), AT))),
+      );
+    }
   });
 
   it("splits on \\n only and strips one trailing \\r", () => {

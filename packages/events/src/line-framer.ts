@@ -1,3 +1,4 @@
+import { isAscii } from "node:buffer";
 import { Transform, type TransformCallback } from "node:stream";
 import { DEFAULT_PARSE_CAP } from "./defaults.js";
 import { createLineReader } from "./line-reader.js";
@@ -36,11 +37,12 @@ export function createLineFramer(options: LineFramerOptions = {}): LineFramer {
   }
   // The receive time of the chunk being framed: every event of one chunk shares it.
   let recvAt: Instant = { mono: 0, epoch: 0 };
+  const chunkText = createChunkText();
   const reader = createLineReader<AgentEvent>(
     {
       line(raw) {
         const { line, eol } = splitTerminator(raw);
-        return classifyLine(raw, line, eol, recvAt);
+        return classifyLine(raw, line, eol, recvAt, chunkText.ascii(line));
       },
       piece(piece): OversizePiece {
         const eol: LineEnding = piece.terminated ? "\n" : "";
@@ -64,11 +66,45 @@ export function createLineFramer(options: LineFramerOptions = {}): LineFramer {
   return {
     push(chunk, at = instant()) {
       recvAt = at;
-      return reader.push(chunk);
+      chunkText.begin(chunk);
+      try {
+        return reader.push(chunk);
+      } finally {
+        chunkText.begin(EMPTY);
+      }
     },
     end(at = instant()) {
       recvAt = at;
       return reader.end();
+    },
+  };
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The chunk being framed, decoded once: an ASCII line that lies in it (nearly every line; one
+ * that began in an earlier chunk does not) gets its text as a slice of the chunk's text, which
+ * costs less than decoding each line on its own. The chunk is decoded as latin1, one character
+ * per byte, so a line's byte offsets are its offsets in the text too; a line holding a byte
+ * above 0x7f gets undefined and is decoded on its own, as UTF-8.
+ */
+function createChunkText() {
+  let chunk: Buffer = EMPTY;
+  let text: string | undefined;
+  return {
+    begin(next: Buffer): void {
+      chunk = next;
+      text = undefined;
+    },
+    /** `line`'s text, if it lies in the chunk and is ASCII. */
+    ascii(line: Buffer): string | undefined {
+      const start = line.byteOffset - chunk.byteOffset;
+      const end = start + line.length;
+      if (line.buffer !== chunk.buffer || start < 0 || end > chunk.length || !isAscii(line))
+        return undefined;
+      text ??= chunk.toString("latin1");
+      return text.slice(start, end);
     },
   };
 }

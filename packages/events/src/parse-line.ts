@@ -22,13 +22,16 @@ function isJsonWhitespace(byte: number): boolean {
 
 /**
  * Classify one framed line: parse it once and build its event. `raw` holds the exact bytes
- * (terminator included), `line` the same bytes without the terminator.
+ * (terminator included), `line` the same bytes without the terminator. `ascii`, when the
+ * caller knows `line` is plain ASCII, is its text already decoded (the framer decodes a chunk
+ * once and slices it, instead of decoding each line).
  */
 export function classifyLine(
   raw: Buffer,
   line: Buffer,
   eol: LineEnding,
   recvAt: Instant,
+  ascii?: string,
 ): JsonEvent | TextLine {
   let first = 0;
   while (first < line.length && isJsonWhitespace(line[first]!)) first += 1;
@@ -38,7 +41,8 @@ export function classifyLine(
   // A JSON text is UTF-8 by definition; invalid bytes could not be logged verbatim either.
   // Plain ASCII (most lines) decodes as latin1: a copy, and a faster string for JSON.parse.
   let text: string;
-  if (isAscii(line)) text = line.toString("latin1");
+  if (ascii !== undefined) text = ascii;
+  else if (isAscii(line)) text = line.toString("latin1");
   else if (isUtf8(line)) text = line.toString("utf8");
   else return textLine(raw, line, eol, recvAt, "invalid-utf8");
   let value: unknown;

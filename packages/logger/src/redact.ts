@@ -60,13 +60,15 @@ const CANDIDATE = new RegExp(`(?:${PREFIXES})|(?:(?:${NAMES})(?:${SEPARATOR}))`,
 
 // The pre-check asks only whether there is any candidate, or a `\u` escape (which can spell
 // any of them, `\u0073k-`: a raw JSON line holding one must be looked at decoded). It is the
-// same alternatives as CANDIDATE's split over three regexes: the names with their separators
-// (and `\u`); the prefixes whose third character is rare in text (`sk-`, `eyJ`, `://`, …); the
+// same alternatives as CANDIDATE's split over four regexes: `\u`; the names with their
+// separators; the prefixes whose third character is rare in text (`sk-`, `eyJ`, `://`, …); the
 // other prefixes. V8 skips fast over text that cannot match a small group, and gives that up
-// for one regex holding them all: the three searches of clean text cost about half of one
-// (bench/redaction.mjs; the split was chosen by measuring on the real-shaped stream).
+// for one regex holding them all: the four searches of clean text cost about half of one
+// (bench/redaction.mjs; the split was chosen by measuring on the real-shaped stream; `\u`
+// alone is a plain search, and beside the names it made their search twice as slow).
 const PRECHECKS = [
-  new RegExp(`(?:${NAMES})(?:${SEPARATOR})|\\\\u`),
+  /\\u/,
+  new RegExp(`(?:${NAMES})(?:${SEPARATOR})`),
   ...([1, 2] as const).map(
     (group) =>
       new RegExp(
@@ -76,6 +78,10 @@ const PRECHECKS = [
       ),
   ),
 ];
+// A short text (a thinking delta's few words: five lines in six of the real captures) costs
+// what a search costs to start, not to scan: one search for everything costs less than four.
+const SHORT_TEXT = 64;
+const SHORT_PRECHECK = new RegExp(`\\\\u|(?:${NAMES})(?:${SEPARATOR})|${PREFIXES}`);
 const NAME_WORD = /^(?:passw|passphrase|secret|token|credential|api|access|private|account|sig)/i;
 
 /** A secret found at a candidate: the span replaced, and the text that replaces it. */
@@ -283,6 +289,7 @@ function secretAt(text: string, index: number, candidate: string): Found | undef
 
 /** Whether `text` may contain a secret (a candidate or a `\\u` escape; most text has none). */
 export function mayContainSecret(text: string): boolean {
+  if (text.length < SHORT_TEXT) return SHORT_PRECHECK.test(text);
   for (const precheck of PRECHECKS) if (precheck.test(text)) return true;
   return false;
 }

@@ -1,4 +1,4 @@
-import { type MonitorState, quietAnchor } from "./monitor-state.js";
+import { lastToExpire, type MonitorState, quietAnchor } from "./monitor-state.js";
 import type { Thresholds } from "./thresholds.js";
 
 // The deadlines: one small function per rule, each reading the state and the thresholds and
@@ -76,12 +76,7 @@ export function idleRule(state: MonitorState, thresholds: Thresholds): HangDeadl
  * say). The span is the one that ends last.
  */
 export function toolRule(state: MonitorState, thresholds: Thresholds): HangDeadline | undefined {
-  let latest: { startedAt: number; limitMs: number } | undefined;
-  for (const call of state.openCalls.values()) {
-    if (!latest || call.startedAt + call.limitMs > latest.startedAt + latest.limitMs) {
-      latest = call;
-    }
-  }
+  const latest = lastToExpire(state);
   if (!latest) return undefined;
   const callsExpireAt = latest.startedAt + latest.limitMs;
   const anchor = quietAnchor(state);

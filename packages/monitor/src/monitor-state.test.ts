@@ -1,10 +1,16 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { report, stateWith, thresholdsWith } from "./__fixtures__/monitor-states.js";
 import {
   applySignal,
   backgroundDetails,
+  closeCall,
+  createMonitorState,
   dropEndedBackgroundWork,
   finite,
+  lastToExpire,
+  type OpenCall,
+  openCall,
   openCallDetails,
   pauseOutput,
   phaseOf,
@@ -296,5 +302,64 @@ describe("finite", () => {
     [undefined, undefined],
   ])("%s → %s", (value, expected) => {
     expect(finite(value)).toBe(expected);
+  });
+});
+
+describe("lastToExpire", () => {
+  /** What the tool rule used to find by looking at every open call: the first of the latest. */
+  const byLooking = (calls: Iterable<OpenCall>): OpenCall | undefined => {
+    let latest: OpenCall | undefined;
+    for (const call of calls) {
+      if (!latest || call.startedAt + call.limitMs > latest.startedAt + latest.limitMs)
+        latest = call;
+    }
+    return latest;
+  };
+
+  it("is the open call whose allowance runs out last, the first started among equals (property)", () => {
+    const step = fc.record({
+      close: fc.boolean(),
+      id: fc.constantFrom("a", "b", "c", "d", "e", "f"),
+      startedAt: fc.nat(20),
+      limitMs: fc.constantFrom(1, 5, 10, 20),
+    });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 200 }), (steps) => {
+        const state = createMonitorState(0);
+        for (const { close, id, startedAt, limitMs } of steps) {
+          if (close) closeCall(state, id);
+          else
+            openCall(state, {
+              id,
+              kind: "shell",
+              label: undefined,
+              startedAt,
+              timeoutMs: undefined,
+              limitMs,
+            });
+          expect(lastToExpire(state)).toBe(byLooking(state.openCalls.values()));
+        }
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
+    );
+  });
+
+  it("keeps its queue bounded while calls come and go under one that stays open", () => {
+    const state = createMonitorState(0);
+    const call = (id: string, limitMs: number): OpenCall => ({
+      id,
+      kind: "shell",
+      label: undefined,
+      startedAt: 0,
+      timeoutMs: undefined,
+      limitMs,
+    });
+    openCall(state, call("long", 1_000_000));
+    for (let index = 0; index < 10_000; index += 1) {
+      openCall(state, call(`short-${index}`, 10));
+      closeCall(state, `short-${index}`);
+    }
+    expect(lastToExpire(state)?.id).toBe("long");
+    expect(state.expiries.heap.length).toBeLessThan(100);
   });
 });

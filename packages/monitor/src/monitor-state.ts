@@ -66,7 +66,10 @@ export interface MonitorState {
   lastEventType: string | undefined;
   lastPhase: "thinking" | "responding" | undefined;
   sessionId: string | undefined;
+  /** The running tool calls, in start order: changed by {@link openCall} and {@link closeCall} only. */
   readonly openCalls: Map<string, OpenCall>;
+  /** The open calls by when their allowance runs out (see {@link lastToExpire}). */
+  readonly expiries: ExpiryQueue;
   /** Ids of calls started in the background: they return at once and are never waited on. */
   readonly backgroundCalls: Set<string>;
   readonly backgroundWork: Map<string, BackgroundEntry>;
@@ -91,6 +94,7 @@ export function createMonitorState(startedAt: number): MonitorState {
     lastPhase: undefined,
     sessionId: undefined,
     openCalls: new Map(),
+    expiries: { heap: [], nextOrder: 0 },
     backgroundCalls: new Set(),
     backgroundWork: new Map(),
     doneAt: undefined,
@@ -112,6 +116,106 @@ export function createMonitorState(startedAt: number): MonitorState {
 /** A number from the agent's output, kept only when it is finite and >= 0. */
 export const finite = (value: number | undefined): number | undefined =>
   value !== undefined && Number.isFinite(value) && value >= 0 ? value : undefined;
+
+/**
+ * The open calls ordered by when their allowance runs out, latest first, and among equals the
+ * first started (the order of `openCalls`): a binary heap whose top is the tool rule's
+ * deadline. With many calls open (a stream whose completions never come) looking at every one
+ * for each chunk and each tool call cost the wrapper more than all of its other monitoring.
+ * An entry whose call has ended or restarted stays in the heap until it reaches the top (or
+ * the heap is rebuilt): its call is no longer the one `openCalls` holds under its id.
+ */
+export interface ExpiryQueue {
+  heap: QueuedCall[];
+  /** The start order the next new call gets. */
+  nextOrder: number;
+}
+
+/** A call in the {@link ExpiryQueue}, with its place in start order. */
+interface QueuedCall {
+  call: OpenCall;
+  order: number;
+}
+
+const expiresAt = (call: OpenCall): number => call.startedAt + call.limitMs;
+
+/** `a` comes out of the queue before `b`. */
+const before = (a: QueuedCall, b: QueuedCall): boolean => {
+  const difference = expiresAt(a.call) - expiresAt(b.call);
+  return difference > 0 || (difference === 0 && a.order < b.order);
+};
+
+function siftUp(heap: QueuedCall[], index: number): void {
+  const entry = heap[index]!;
+  while (index > 0) {
+    const parent = (index - 1) >> 1;
+    if (!before(entry, heap[parent]!)) break;
+    heap[index] = heap[parent]!;
+    index = parent;
+  }
+  heap[index] = entry;
+}
+
+function siftDown(heap: QueuedCall[], index: number): void {
+  const entry = heap[index]!;
+  for (;;) {
+    let child = 2 * index + 1;
+    if (child >= heap.length) break;
+    if (child + 1 < heap.length && before(heap[child + 1]!, heap[child]!)) child += 1;
+    if (!before(heap[child]!, entry)) break;
+    heap[index] = heap[child]!;
+    index = child;
+  }
+  heap[index] = entry;
+}
+
+const isCurrent = (state: MonitorState, entry: QueuedCall): boolean =>
+  state.openCalls.get(entry.call.id) === entry.call;
+
+/** Drop ended calls off the top; rebuild the heap when they make up most of it. */
+function tidy(state: MonitorState): void {
+  const queue = state.expiries;
+  let { heap } = queue;
+  if (heap.length > 2 * state.openCalls.size + 64) {
+    heap = heap.filter((entry) => isCurrent(state, entry));
+    for (let index = (heap.length >> 1) - 1; index >= 0; index -= 1) siftDown(heap, index);
+    queue.heap = heap;
+  }
+  while (heap.length > 0 && !isCurrent(state, heap[0]!)) {
+    const last = heap.pop()!;
+    if (heap.length === 0) break;
+    heap[0] = last;
+    siftDown(heap, 0);
+  }
+}
+
+/** Open a tool call, or restart one with the same id (it keeps its place in start order). */
+export function openCall(state: MonitorState, call: OpenCall): void {
+  const queue = state.expiries;
+  const earlier = state.openCalls.get(call.id);
+  let order = queue.nextOrder;
+  if (earlier === undefined) queue.nextOrder += 1;
+  else order = queue.heap.find((entry) => entry.call === earlier)?.order ?? order;
+  state.openCalls.set(call.id, call);
+  queue.heap.push({ call, order });
+  siftUp(queue.heap, queue.heap.length - 1);
+  tidy(state);
+}
+
+/** End a tool call; false if no call with that id was open. */
+export function closeCall(state: MonitorState, id: string): boolean {
+  if (!state.openCalls.delete(id)) return false;
+  tidy(state);
+  return true;
+}
+
+/**
+ * The open call whose allowance runs out last (the first started among equals), or undefined
+ * when none is open.
+ */
+export function lastToExpire(state: MonitorState): OpenCall | undefined {
+  return state.expiries.heap[0]?.call;
+}
 
 /** A tolerated oddity in the signal sequence (R-MON7); `reasons.ts` words it. */
 export interface Oddity {
@@ -180,7 +284,7 @@ function startTool(
   }
   const duplicate = state.openCalls.has(signal.id);
   // A repeated start restarts the call's clock: never kill on the earlier one.
-  state.openCalls.set(signal.id, {
+  openCall(state, {
     id: signal.id,
     kind: signal.kind,
     label: signal.label,
@@ -202,7 +306,7 @@ function endTool(state: MonitorState, signal: ToolEndSignal, now: number): Oddit
       since: now,
     });
   }
-  if (state.openCalls.delete(signal.id) || state.backgroundCalls.delete(signal.id)) {
+  if (closeCall(state, signal.id) || state.backgroundCalls.delete(signal.id)) {
     return undefined;
   }
   return { code: "unmatched-end", id: signal.id };

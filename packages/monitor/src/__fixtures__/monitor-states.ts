@@ -3,6 +3,7 @@ import {
   createMonitorState,
   type MonitorState,
   type OpenCall,
+  openCall,
   type SampleState,
 } from "../monitor-state.js";
 import { resolveThresholds, type Thresholds } from "../thresholds.js";
@@ -31,7 +32,7 @@ export function stateWith(spec: StateSpec = {}): MonitorState {
   Object.assign(state, fields);
   Object.assign(state.samples, samples);
   for (const call of calls) {
-    state.openCalls.set(call.id, {
+    openCall(state, {
       kind: "shell",
       label: undefined,
       timeoutMs: undefined,
