@@ -8,11 +8,12 @@
 // with `cachedData`); a chunk with no cache, or one V8 turns down (another Node, other V8
 // flags), is cached at exit, with every function the run compiled by then. A cache is a
 // file per chunk, named by the chunk's path, inode, size and modification time (V8 itself checks
-// only the source's length), in a directory only this user can write to; a new version of a
-// chunk replaces the cache of the one before. Nothing here ever fails a run: any error means
+// only the source's length), in a directory only this user can write to; writing a cache
+// removes those of the chunks of the same directory that are gone or were replaced. Nothing here ever fails a run: any error means
 // the chunk is compiled as Node would.
 
 import {
+  existsSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -113,17 +114,36 @@ function fnv1a(text: string): string {
 }
 
 /**
- * A chunk's cache file: `<file name>-<its directory>-` (the part two versions of one chunk
- * share), then its inode, size and modification time (another whenever the file is replaced
- * or rewritten).
+ * A chunk's cache file: `<its directory>-<file name>-`, then its inode, size and modification
+ * time (another whenever the file is replaced or rewritten).
  */
-function cacheName(filename: string): { name: string; versionsPrefix: string } {
+function cacheName(filename: string): string {
   const stat = statSync(filename, { bigint: true });
-  const versionsPrefix = `${basename(filename)}-${fnv1a(dirname(filename))}-`;
-  return {
-    name: `${versionsPrefix}${stat.ino}-${stat.size}-${stat.mtimeNs}.cache`,
-    versionsPrefix,
-  };
+  const file = `${fnv1a(dirname(filename))}-${basename(filename)}`;
+  return `${file}-${stat.ino}-${stat.size}-${stat.mtimeNs}.cache`;
+}
+
+/** A cache file's name, read back: the hash of the chunk's directory and its file name. */
+const CACHE_NAME = /^([0-9a-f]+)-(.+)-\d+-\d+-\d+\.cache$/;
+
+/**
+ * Removes the caches, among `names`, of the chunks in `directories` (by hash) that are gone or
+ * were replaced: the files of an earlier build or version. `keep` are the ones just written.
+ */
+function pruneCaches(
+  cacheDirectory: string,
+  names: readonly string[],
+  directories: ReadonlyMap<string, string>,
+  keep: ReadonlySet<string>,
+): void {
+  for (const name of names) {
+    const [, directoryHash = "", chunk = ""] = CACHE_NAME.exec(name) ?? [];
+    const directory = directories.get(directoryHash);
+    if (directory === undefined || keep.has(name)) continue;
+    const written = [...keep].some((kept) => kept.startsWith(`${directoryHash}-${chunk}-`));
+    if (written || !existsSync(join(directory, chunk)))
+      rmSync(join(cacheDirectory, name), { force: true });
+  }
 }
 
 /**
@@ -155,7 +175,7 @@ export function enableCompileCache(options: CompileCacheOptions): CompileCacheSt
   }
   const root = options.root.endsWith(sep) ? options.root : `${options.root}${sep}`;
   const probe = flagsProbe();
-  const uncached: { script: Script; file: string; versionsPrefix: string }[] = [];
+  const uncached: { script: Script; file: string; directory: string }[] = [];
   const compile = loader.prototype._compile;
 
   loader.prototype._compile = function compileCached(
@@ -168,12 +188,9 @@ export function enableCompileCache(options: CompileCacheOptions): CompileCacheSt
       return compile.call(this, content, filename, format);
     }
     let file = "";
-    let versionsPrefix = "";
     let cachedData: Buffer | undefined;
     try {
-      const named = cacheName(filename);
-      file = join(cacheDirectory, named.name);
-      versionsPrefix = named.versionsPrefix;
+      file = join(cacheDirectory, cacheName(filename));
       cachedData = readFileSync(file);
     } catch {
       // No cache yet (or none can be named): compiled from the source, cached at exit.
@@ -187,7 +204,7 @@ export function enableCompileCache(options: CompileCacheOptions): CompileCacheSt
       { filename, lineOffset: -1, cachedData },
     );
     if (file !== "" && (cachedData === undefined || script.cachedDataRejected === true)) {
-      uncached.push({ script, file, versionsPrefix });
+      uncached.push({ script, file, directory: dirname(filename) });
     }
     const wrapper = script.runInThisContext({ displayErrors: true }) as (
       ...args: unknown[]
@@ -201,30 +218,28 @@ export function enableCompileCache(options: CompileCacheOptions): CompileCacheSt
   };
 
   /**
-   * Writes the caches of the chunks compiled without one, and removes the caches of their
-   * earlier versions (a rebuild, an upgrade in place); how many it wrote.
+   * Writes the caches of the chunks compiled without one, and removes those of chunks of their
+   * directories that are gone or replaced (an earlier build, an upgrade in place); how many it
+   * wrote.
    */
   const flush = (): number => {
     if (uncached.length === 0 || !flagsProbe().equals(probe)) return 0;
-    const present = readdirSync(cacheDirectory);
-    let written = 0;
-    for (const { script, file, versionsPrefix } of uncached.splice(0)) {
+    const written = new Set<string>();
+    const directories = new Map<string, string>();
+    for (const { script, file, directory } of uncached.splice(0)) {
       const temporary = `${file}.${process.pid}.tmp`;
       try {
         writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
         renameSync(temporary, file);
-        written += 1;
+        written.add(basename(file));
+        directories.set(fnv1a(directory), directory);
       } catch {
         rmSync(temporary, { force: true });
-        continue;
-      }
-      for (const name of present) {
-        if (name.startsWith(versionsPrefix) && name.endsWith(".cache") && name !== basename(file)) {
-          rmSync(join(cacheDirectory, name), { force: true });
-        }
       }
     }
-    return written;
+    if (written.size > 0)
+      pruneCaches(cacheDirectory, readdirSync(cacheDirectory), directories, written);
+    return written.size;
   };
   process.once("exit", () => {
     try {

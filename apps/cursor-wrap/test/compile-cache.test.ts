@@ -83,8 +83,8 @@ describe("the compile cache", () => {
     expect(first.answer).toBe("helper v1");
     const files = cacheFiles(cache);
     expect(files).toHaveLength(2);
-    expect(files.filter((file) => file.startsWith("main.cjs-"))).toHaveLength(1);
-    expect(files.filter((file) => file.startsWith("helper.cjs-"))).toHaveLength(1);
+    expect(files.filter((file) => file.includes("-main.cjs-"))).toHaveLength(1);
+    expect(files.filter((file) => file.includes("-helper.cjs-"))).toHaveLength(1);
     const written = files.map((file) => statSync(join(cache, file)).mtimeMs);
 
     const second = load(root, cache);
@@ -103,13 +103,37 @@ describe("the compile cache", () => {
     expect(load(root, cache).answer).toBe("helper v2");
     const after = cacheFiles(cache);
     expect(after).toHaveLength(2);
-    expect(after.find((file) => file.startsWith("main.cjs-"))).toBe(
-      before.find((file) => file.startsWith("main.cjs-")),
+    expect(after.find((file) => file.includes("-main.cjs-"))).toBe(
+      before.find((file) => file.includes("-main.cjs-")),
     );
-    expect(after.find((file) => file.startsWith("helper.cjs-"))).not.toBe(
-      before.find((file) => file.startsWith("helper.cjs-")),
+    expect(after.find((file) => file.includes("-helper.cjs-"))).not.toBe(
+      before.find((file) => file.includes("-helper.cjs-")),
     );
     expect(load(root, cache).answer).toBe("helper v2");
+  });
+
+  it("drops the caches of chunks that are gone (an earlier build), not of another directory's", () => {
+    const { root, cache } = chunks();
+    const other = chunks();
+    load(root, cache);
+    load(other.root, cache);
+    expect(cacheFiles(cache)).toHaveLength(4);
+    // The next build: the helper chunk has another name, and main requires that one.
+    rmSync(join(root, "helper.cjs"));
+    writeFileSync(
+      join(root, "helper-2.cjs"),
+      `"use strict";\nexports.answer = () => "helper v3";\n`,
+    );
+    writeFileSync(
+      join(root, "main.cjs"),
+      `"use strict";\nconst helper = require("./helper-2.cjs");\nexports.run = () => helper.answer();\nexports.fail = () => {\n  throw new Error("from main");\n};\n`,
+    );
+    expect(load(root, cache).answer).toBe("helper v3");
+    const files = cacheFiles(cache);
+    expect(files).toHaveLength(4);
+    expect(files.filter((file) => file.includes("-helper.cjs-"))).toHaveLength(1); // the other's
+    expect(files.filter((file) => file.includes("-helper-2.cjs-"))).toHaveLength(1);
+    expect(files.filter((file) => file.includes("-main.cjs-"))).toHaveLength(2);
   });
 
   it("keeps the chunk's own lines and columns in stack traces", () => {
@@ -200,6 +224,6 @@ process.stdout.write(JSON.stringify({ kind: state.kind, called }));
     const ours = join(dir, "cursor-wrap", `${process.version}-${process.arch}`);
     const files = readdirSync(hasNodeCache ? dir : ours);
     expect(files.length).toBeGreaterThan(0);
-    if (!hasNodeCache) expect(files.some((file) => file.startsWith("cli.cjs-"))).toBe(true);
+    if (!hasNodeCache) expect(files.some((file) => file.includes("-cli.cjs-"))).toBe(true);
   });
 });
