@@ -116,6 +116,34 @@ describe("stream-json", () => {
     expect(writes).toEqual([24, 70_009, 24]);
   });
 
+  it("writes the lines of a chunk as one view of the chunk, not a copy", async () => {
+    const writes: Buffer[] = [];
+    const out: Output = { write: (chunk) => writes.push(chunk as Buffer) };
+    const formatter = createFormatter("stream-json", out);
+    const chunk = Buffer.from('{"a":1}\n{"b":2}\r\nnot json\n{"c":3}\n');
+    for (const event of createLineFramer().push(chunk)) formatter.write(event);
+    await Promise.resolve();
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.equals(chunk)).toBe(true);
+    expect(writes[0]!.buffer).toBe(chunk.buffer);
+  });
+
+  it("is byte-identical whatever views of one buffer it is given, in any order", () => {
+    const bytes = Buffer.from("0123456789abcdefghijklmnopqrstuvwxyz\n".repeat(4));
+    const view = fc
+      .tuple(fc.nat(bytes.length), fc.nat(bytes.length))
+      .map(([from, to]) => bytes.subarray(Math.min(from, to), Math.max(from, to)));
+    fc.assert(
+      fc.property(fc.array(view, { maxLength: 12 }), (views) => {
+        const out = sink();
+        const formatter = createFormatter("stream-json", out);
+        for (const raw of views) formatter.write({ ...parseLine(raw), raw });
+        formatter.flush();
+        expect(out.bytes().equals(Buffer.concat(views))).toBe(true);
+      }),
+    );
+  });
+
   it("adds one wrapper line per decision, terminal ones with the resume hint and partial result", () => {
     const events = [
       line(ev.init(context)),

@@ -13,10 +13,27 @@ export function createStreamJsonFormatter(out: Output): Formatter {
   let atLineStart = true;
   // Lines of the current chunk, written together: one write instead of one per line.
   let held: Buffer[] = [];
+  // The lines last written whose bytes follow each other in one buffer (a chunk's lines, nearly
+  // always): bytes `[runFrom, runTo)` of `runFirst.buffer`, not in `held` yet. They go to
+  // `held` as one view of those bytes: no part per line, and no copy to join them.
+  let runFirst: Buffer | undefined;
+  let runFrom = 0;
+  let runTo = 0;
   let flushQueued = false;
+
+  const takeRun = (): void => {
+    if (runFirst === undefined) return;
+    held.push(
+      runTo - runFrom === runFirst.length
+        ? runFirst
+        : Buffer.from(runFirst.buffer, runFrom, runTo - runFrom),
+    );
+    runFirst = undefined;
+  };
 
   const flush = (): void => {
     flushQueued = false;
+    takeRun();
     if (held.length === 0) return;
     const parts = held;
     held = [];
@@ -43,8 +60,16 @@ export function createStreamJsonFormatter(out: Output): Formatter {
 
   return {
     write(event) {
-      held.push(event.raw);
-      if (event.raw.length > 0) atLineStart = event.raw[event.raw.length - 1] === 0x0a;
+      const { raw } = event;
+      if (runFirst !== undefined && raw.byteOffset === runTo && raw.buffer === runFirst.buffer) {
+        runTo += raw.length;
+      } else {
+        takeRun();
+        runFirst = raw;
+        runFrom = raw.byteOffset;
+        runTo = runFrom + raw.length;
+      }
+      if (raw.length > 0) atLineStart = raw[raw.length - 1] === 0x0a;
       if (!flushQueued) {
         flushQueued = true;
         queueMicrotask(flush);
