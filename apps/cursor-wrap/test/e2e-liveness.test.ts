@@ -2,11 +2,20 @@
 // or reads bytes is not hung; a parked one is, at the same moment as before; a cap ends one
 // that spins for ever; background work and draining after the result are states of their own.
 
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { realCapture } from "@cursor-wrap/fixtures";
 import { isAlive, readPids, type Step } from "@cursor-wrap/testkit";
 import { describe, expect, it } from "vitest";
-import { checkNoSurvivorsAfterAll, logFiles, logRecords, run } from "./harness.js";
+import {
+  checkNoSurvivorsAfterAll,
+  logFiles,
+  loggedUntil,
+  logRecords,
+  run,
+  wrap,
+} from "./harness.js";
 
 checkNoSurvivorsAfterAll();
 
@@ -18,10 +27,23 @@ const named = (records: Array<Record<string, unknown>>, message: string) =>
 
 describe("an agent that is quiet but working", () => {
   it.each([
-    ["burning CPU", "busy-silent:3000"],
-    ["reading bytes", "reading-silent:3000"],
-  ])("is not killed while silent and %s, three times the idle timeout", async (_, scenario) => {
-    const result = await run(["-p", "x", ...QUICK], { scenario });
+    ["burning CPU", "busy-silent"],
+    ["reading bytes", "reading-silent"],
+  ])("is not killed while silent and %s, three times the idle timeout", async (_, name) => {
+    // Silent for 3 s (three idle timeouts), and past them until the log shows the decision and
+    // two samples: on a loaded machine the first sample of the tree can take seconds.
+    const scratch = mkdtempSync(join(tmpdir(), "cursor-wrap-liveness-"));
+    const release = join(scratch, "release");
+    const wrapped = wrap(["-p", "x", ...QUICK], { scenario: `${name}:3000|${release}` });
+    await loggedUntil(
+      wrapped,
+      (records) =>
+        named(records, "quiet_but_working").length >= 1 &&
+        named(records, "liveness_sample").length >= 2,
+    );
+    writeFileSync(release, "");
+    const result = await wrapped.done;
+    rmSync(scratch, { recursive: true, force: true });
     expect(result.code).toBe(0);
     const records = logRecords(result);
     expect(named(records, "hang_detected")).toEqual([]);

@@ -249,6 +249,21 @@ describe.concurrent("fake-cursor-agent", { timeout: 240_000 }, () => {
     expect(events(result.stdout).map((event) => event.type)).toContain("system");
   });
 
+  it.for(["busy-silent", "reading-silent"])(
+    "stays silent past its time until a file exists (%s:<ms>|<path>)",
+    async (name, { kit }) => {
+      const release = join(kit.dir, `release-${name}`);
+      const started = performance.now();
+      // Written a while after the agent starts: it cannot end before.
+      const timer = setTimeout(() => writeFileSync(release, ""), 400);
+      const result = await kit.run({ scenario: `${name}:0|${release}` });
+      clearTimeout(timer);
+      expect(result.status).toBe(0);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(400);
+      expect(events(result.stdout).at(-1)?.type).toBe("result");
+    },
+  );
+
   it("plays explicit steps", async ({ kit }) => {
     const result = await kit.run({
       scenario: [

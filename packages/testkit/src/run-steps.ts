@@ -139,10 +139,19 @@ async function replay(path: string, speed: number): Promise<void> {
   }
 }
 
-/** Burn CPU for `ms` without printing, yielding now and then so signals are still handled. */
-async function spin(ms: number): Promise<void> {
+/** Whether a silent step of `ms` (and, past them, until `untilFile` exists) goes on. */
+function silentUntil(ms: number, untilFile: string | undefined): () => boolean {
   const until = Date.now() + ms;
-  while (Date.now() < until) {
+  return () => Date.now() < until || (untilFile !== undefined && !existsSync(untilFile));
+}
+
+/**
+ * Burn CPU for `ms` (then until `untilFile` exists) without printing, yielding now and then so
+ * signals are still handled.
+ */
+async function spin(ms: number, untilFile?: string): Promise<void> {
+  const goOn = silentUntil(ms, untilFile);
+  while (goOn()) {
     const slice = Date.now() + 50;
     while (Date.now() < slice) {
       // busy: a model reply being generated, as far as CPU time can tell
@@ -151,13 +160,16 @@ async function spin(ms: number): Promise<void> {
   }
 }
 
-/** Read bytes for `ms` without printing and with next to no CPU: 256 KiB every 25 ms. */
-async function readBytes(ms: number): Promise<void> {
+/**
+ * Read bytes for `ms` (then until `untilFile` exists) without printing and with next to no
+ * CPU: 256 KiB every 25 ms.
+ */
+async function readBytes(ms: number, untilFile?: string): Promise<void> {
   const buffer = Buffer.alloc(256 * 1024);
   const fd = openSync("/dev/zero", "r");
   try {
-    const until = Date.now() + ms;
-    while (Date.now() < until) {
+    const goOn = silentUntil(ms, untilFile);
+    while (goOn()) {
       readSync(fd, buffer, 0, buffer.length, null);
       await sleep(25);
     }
@@ -356,10 +368,10 @@ export async function runSteps(steps: readonly Step[], io: StepIo): Promise<numb
         await replay(step.path, step.speed ?? 1);
         break;
       case "spin":
-        await spin(step.ms);
+        await spin(step.ms, step.untilFile);
         break;
       case "read":
-        await readBytes(step.ms);
+        await readBytes(step.ms, step.untilFile);
         break;
       case "background":
         await background(step, io);

@@ -38,10 +38,16 @@ export type Step =
   | { type: "flood"; stream: "stdout" | "stderr"; bytes: number }
   /** Replay a capture file with its recorded timing, `speed` times faster. */
   | { type: "replay"; path: string; speed?: number }
-  /** Print nothing for `ms` (Infinity: for ever) while burning CPU, as during a silent generation. */
-  | { type: "spin"; ms: number }
-  /** Print nothing for `ms` while reading bytes (a reply streaming in), with next to no CPU. */
-  | { type: "read"; ms: number }
+  /**
+   * Print nothing for `ms` (Infinity: for ever) while burning CPU, as during a silent
+   * generation; with `untilFile`, on past `ms` until that file exists.
+   */
+  | { type: "spin"; ms: number; untilFile?: string }
+  /**
+   * Print nothing for `ms` while reading bytes (a reply streaming in), with next to no CPU;
+   * with `untilFile`, on past `ms` until that file exists.
+   */
+  | { type: "read"; ms: number; untilFile?: string }
   /**
    * Run `command` as a shell call the CLI moves to the background: a real process of `ms`
    * (in a process group of its own, carrying the run's token), a `tool_call` started and
@@ -149,6 +155,12 @@ function closing(context: ScenarioContext, text: string, said = ""): Step[] {
 const number = (param: string | undefined, fallback: number): number => {
   const value = Number(param);
   return param !== undefined && Number.isFinite(value) && value >= 0 ? value : fallback;
+};
+
+/** A silent step's `<ms>[|<path>]`: how long at least, and the file that ends it after that. */
+const silentFor = (param: string | undefined): { ms: number; untilFile?: string } => {
+  const [ms, path] = (param ?? "").split("|", 2);
+  return { ms: number(ms === "" ? undefined : ms, 3_000), ...(path ? { untilFile: path } : {}) };
 };
 
 /** A normal turn with one shell call of `param` ms (default 200). */
@@ -608,21 +620,29 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
     ...scenarios.quick!(context),
   ],
 
-  /** Silent for `param` ms (default 3000) while burning CPU, then a normal end. */
-  "busy-silent": (context) => [
-    ...opening(context),
-    ...thinking(context, 2),
-    { type: "spin", ms: number(context.param, 3_000) },
-    ...closing(context, "Generated a long reply."),
-  ],
+  /**
+   * Silent for `param` ms (default 3000) while burning CPU, then a normal end;
+   * `busy-silent:<ms>|<path>` stays silent and busy past `ms` until the file at `path` exists
+   * (a test holds it until the wrapper's log shows what it waits for).
+   */
+  "busy-silent": (context) => {
+    return [
+      ...opening(context),
+      ...thinking(context, 2),
+      { type: "spin", ...silentFor(context.param) },
+      ...closing(context, "Generated a long reply."),
+    ];
+  },
 
-  /** Silent for `param` ms (default 3000) while reading bytes, then a normal end. */
-  "reading-silent": (context) => [
-    ...opening(context),
-    ...thinking(context, 2),
-    { type: "read", ms: number(context.param, 3_000) },
-    ...closing(context, "Read the streamed reply."),
-  ],
+  /** Silent for `param` ms (default 3000) while reading bytes, then a normal end; `|<path>` as above. */
+  "reading-silent": (context) => {
+    return [
+      ...opening(context),
+      ...thinking(context, 2),
+      { type: "read", ...silentFor(context.param) },
+      ...closing(context, "Read the streamed reply."),
+    ];
+  },
 
   /** Silent for ever while burning CPU: only a cap on quiet work (--max-quiet) ends it. */
   "spin-forever": (context) => [
