@@ -136,13 +136,18 @@ function pruneCaches(
   directories: ReadonlyMap<string, string>,
   keep: ReadonlySet<string>,
 ): void {
-  for (const name of names) {
+  const chunkOf = (name: string): [directoryHash: string, chunk: string] => {
     const [, directoryHash = "", chunk = ""] = CACHE_NAME.exec(name) ?? [];
+    return [directoryHash, chunk];
+  };
+  const rewritten = new Set([...keep].map((name) => chunkOf(name).join("/")));
+  for (const name of names) {
+    const [directoryHash, chunk] = chunkOf(name);
     const directory = directories.get(directoryHash);
     if (directory === undefined || keep.has(name)) continue;
-    const written = [...keep].some((kept) => kept.startsWith(`${directoryHash}-${chunk}-`));
-    if (written || !existsSync(join(directory, chunk)))
+    if (rewritten.has(`${directoryHash}/${chunk}`) || !existsSync(join(directory, chunk))) {
       rmSync(join(cacheDirectory, name), { force: true });
+    }
   }
 }
 

@@ -116,6 +116,21 @@ export function withDefaults(args: string[], logDir: string, defaults = true): s
   ];
 }
 
+/**
+ * What every test run of the CLI sets over the test process's environment: a test run in CI
+ * must not turn every run into a GitHub or traced one (the operations tests ask for those
+ * themselves), and no colours.
+ */
+export const QUIET_ENVIRONMENT: Readonly<Record<string, string>> = {
+  GITHUB_ACTIONS: "",
+  GITHUB_STEP_SUMMARY: "",
+  OTEL_EXPORTER_OTLP_ENDPOINT: "",
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "",
+  OTEL_TRACES_EXPORTER: "",
+  TRACEPARENT: "",
+  NO_COLOR: "1",
+};
+
 /** Start cursor-wrap with the fake agent. */
 export function wrap(args: string[], options: WrapOptions = {}): Wrapped {
   const dir = runDirectory();
@@ -126,15 +141,7 @@ export function wrap(args: string[], options: WrapOptions = {}): Wrapped {
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env: {
       ...process.env,
-      // A test run in CI must not turn every run into a GitHub or traced one: the operations
-      // tests ask for those themselves.
-      GITHUB_ACTIONS: "",
-      GITHUB_STEP_SUMMARY: "",
-      OTEL_EXPORTER_OTLP_ENDPOINT: "",
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "",
-      OTEL_TRACES_EXPORTER: "",
-      TRACEPARENT: "",
-      NO_COLOR: "1",
+      ...QUIET_ENVIRONMENT,
       ...fakeAgentEnvIn(dir, options),
       ...options.env,
     },

@@ -12,7 +12,7 @@ import { fakeAgentProcess } from "@cursor-wrap/run/testing";
 import { type AgentProcess, type StartOptions, start } from "@cursor-wrap/supervisor";
 import { agentEvents, type FakeAgentOptions } from "@cursor-wrap/testkit";
 import { runCli } from "../src/cli.js";
-import { fakeAgentEnvIn, runDirectory, withDefaults } from "./harness.js";
+import { fakeAgentEnvIn, QUIET_ENVIRONMENT, runDirectory, withDefaults } from "./harness.js";
 
 /** What an in-process run printed and its exit code, as {@link run} of the harness gives it. */
 export interface InProcessRun {
@@ -84,18 +84,8 @@ export async function runInProcess(
       stderr,
       ...(options.startAgent ? { startAgent: options.startAgent } : {}),
     },
-    {
-      ...process.env,
-      // As the executable's tests run it: no CI integrations, no colours.
-      GITHUB_ACTIONS: "",
-      GITHUB_STEP_SUMMARY: "",
-      OTEL_EXPORTER_OTLP_ENDPOINT: "",
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "",
-      OTEL_TRACES_EXPORTER: "",
-      TRACEPARENT: "",
-      NO_COLOR: "1",
-      ...options.env,
-    },
+    // As the executable's tests run it: no CI integrations, no colours.
+    { ...process.env, ...QUIET_ENVIRONMENT, ...options.env },
   );
   stdout.end();
   stderr.end();

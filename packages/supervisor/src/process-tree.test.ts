@@ -1,6 +1,8 @@
+import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import {
   AGENT_TOKEN_VARIABLE,
+  carriesTokenSync,
   findAgentTree,
   newTreeToken,
   parseProcStat,
@@ -14,10 +16,6 @@ describe("newTreeToken", () => {
       expect(token).toMatch(/^[0-9a-z]+-[0-9a-z]+-[0-9a-z]+-[0-9a-z]+$/);
       expect(Number.parseInt(token.split("-")[0]!, 36)).toBe(process.pid);
     }
-    // As the kill looks for it in /proc/<pid>/environ: one NUL-terminated assignment.
-    const environ = `PATH=/bin\0${AGENT_TOKEN_VARIABLE}=${tokens[0]}\0HOME=/root\0`;
-    expect(environ.includes(`${AGENT_TOKEN_VARIABLE}=${tokens[0]}\0`)).toBe(true);
-    expect(environ.includes(`${AGENT_TOKEN_VARIABLE}=${tokens[1]}\0`)).toBe(false);
   });
 });
 
@@ -42,6 +40,22 @@ describe("parseProcStat", () => {
 });
 
 describe.runIf(process.platform === "linux")("findAgentTree", () => {
+  it("tells a process carrying a new token from one that does not", async () => {
+    const [mine, other] = [newTreeToken(), newTreeToken()];
+    const child = spawn("sleep", ["30"], {
+      env: { ...process.env, [AGENT_TOKEN_VARIABLE]: mine },
+      stdio: "ignore",
+    });
+    try {
+      await new Promise((resolve) => child.once("spawn", resolve));
+      // As the kill reads it, from /proc/<pid>/environ.
+      expect(carriesTokenSync(child.pid!, mine)).toBe(true);
+      expect(carriesTokenSync(child.pid!, other)).toBe(false);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+
   it("finds the root process itself", async () => {
     const tree = await findAgentTree(process.pid, "no-such-token");
     // The wrapper never selects itself.

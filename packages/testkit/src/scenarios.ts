@@ -157,10 +157,18 @@ const number = (param: string | undefined, fallback: number): number => {
   return param !== undefined && Number.isFinite(value) && value >= 0 ? value : fallback;
 };
 
-/** A silent step's `<ms>[|<path>]`: how long at least, and the file that ends it after that. */
-const silentFor = (param: string | undefined): { ms: number; untilFile?: string } => {
-  const [ms, path] = (param ?? "").split("|", 2);
-  return { ms: number(ms === "" ? undefined : ms, 3_000), ...(path ? { untilFile: path } : {}) };
+/**
+ * A turn silent in the middle, `type` (burning CPU, or reading bytes) for `param`'s
+ * `<ms>[|<path>]`: that long (default 3000), then on until the file at `path` exists.
+ */
+const silentTurn = (context: ScenarioContext, type: "spin" | "read", reply: string): Step[] => {
+  const [ms, path] = (context.param ?? "").split("|", 2);
+  return [
+    ...opening(context),
+    ...thinking(context, 2),
+    { type, ms: number(ms === "" ? undefined : ms, 3_000), ...(path ? { untilFile: path } : {}) },
+    ...closing(context, reply),
+  ];
 };
 
 /** A normal turn with one shell call of `param` ms (default 200). */
@@ -625,24 +633,10 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
    * `busy-silent:<ms>|<path>` stays silent and busy past `ms` until the file at `path` exists
    * (a test holds it until the wrapper's log shows what it waits for).
    */
-  "busy-silent": (context) => {
-    return [
-      ...opening(context),
-      ...thinking(context, 2),
-      { type: "spin", ...silentFor(context.param) },
-      ...closing(context, "Generated a long reply."),
-    ];
-  },
+  "busy-silent": (context) => silentTurn(context, "spin", "Generated a long reply."),
 
   /** Silent for `param` ms (default 3000) while reading bytes, then a normal end; `|<path>` as above. */
-  "reading-silent": (context) => {
-    return [
-      ...opening(context),
-      ...thinking(context, 2),
-      { type: "read", ...silentFor(context.param) },
-      ...closing(context, "Read the streamed reply."),
-    ];
-  },
+  "reading-silent": (context) => silentTurn(context, "read", "Read the streamed reply."),
 
   /** Silent for ever while burning CPU: only a cap on quiet work (--max-quiet) ends it. */
   "spin-forever": (context) => [
