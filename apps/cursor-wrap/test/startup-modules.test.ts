@@ -153,7 +153,7 @@ describe("cursor-wrap mcp proxy", () => {
             source,
           ) ||
           // (The run's exit codes and the recovery's defaults are the flag table's, as for --help.)
-          /\/packages\/(?:run\/src\/(?!young-generation|ending)|recovery\/src\/(?!backoff|defaults)|format\/)/.test(
+          /\/packages\/(?:run\/src\/(?!ending)|recovery\/src\/(?!backoff|defaults)|format\/)/.test(
             source,
           ),
       ),

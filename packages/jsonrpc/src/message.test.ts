@@ -73,6 +73,18 @@ describe("classifyLine", () => {
     expect(classifyLine(Buffer.from(text))).toEqual({ kind: "invalid", reason });
   });
 
+  it("writes a whole-number id's digits as String does, over the safe range", () => {
+    const ids = [0, -0, 7, -7, 42, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), 1e15, 123456789012345];
+    for (const value of [...ids, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]) {
+      const id = classifyLine(Buffer.from(`{"jsonrpc":"2.0","id":${value},"method":"m"}`));
+      expect(id).toMatchObject({ kind: "request", id: { text: String(value), key: `n:${value}` } });
+    }
+    // 1.0 is the whole number 1: the same id.
+    expect(classifyLine(Buffer.from('{"jsonrpc":"2.0","id":1.0,"method":"m"}'))).toMatchObject({
+      id: { value: 1, text: "1", key: "n:1" },
+    });
+  });
+
   it("calls bytes that are not UTF-8 invalid", () => {
     expect(classifyLine(Buffer.from([0x7b, 0xff, 0x7d]))).toEqual({
       kind: "invalid",

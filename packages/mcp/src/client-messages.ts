@@ -35,7 +35,7 @@ function track(
 ): void {
   const earlier = state.pending.get(id.key);
   if (earlier) forgetProgress(state, earlier.meta);
-  state.takeAnswered(id.key);
+  state.takeAnswered(id);
   state.pending.add(
     id.key,
     { id, method, tool, progressKey: progress, ticket },
@@ -50,7 +50,7 @@ function track(
 /** Answer each request of a batch with an error: MCP does not use batches. */
 function rejectBatch(state: LinkState, requestIds: readonly JsonRpcId[], bytes: number): void {
   for (const id of requestIds) {
-    state.answered(id.key);
+    state.answered(id);
     state.answer(
       errorResponse(
         id,
@@ -76,7 +76,7 @@ function answerUndeliverable(
   tool: string | undefined,
 ): void {
   const what = describeRequest(method, tool);
-  state.answered(id.key);
+  state.answered(id);
   state.answer(
     errorResponse(
       id,
@@ -129,7 +129,7 @@ function fromClientMessage(state: LinkState, message: ValidMessage, raw: Buffer,
         const id = cancelledId(message.params, line);
         const request = id === undefined ? undefined : state.pending.settle(id.key);
         if (request) {
-          state.answered(request.key);
+          state.answered(request.meta.id);
           forgetProgress(state, request.meta);
           if (request.meta.ticket?.withdraw()) return;
         }

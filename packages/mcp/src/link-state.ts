@@ -25,8 +25,11 @@ export interface RequestMeta {
   ticket: Ticket | undefined;
 }
 
-/** How many answered ids are remembered, to drop a second answer to one of them. */
-const REMEMBERED_ANSWERS = 10_000;
+/**
+ * Answered ids are remembered in two generations of this many (the older dropped whole when the
+ * newer fills), to drop a second answer to one of them: the last 1 024 at least, 2 048 at most.
+ */
+export const ANSWERED_GENERATION = 1_024;
 
 /** The state of one link, shared by its parts. */
 export interface LinkState {
@@ -53,9 +56,9 @@ export interface LinkState {
   /** A line of the proxy's own to the client. */
   answer(line: string): void;
   /** A request got its one answer: a second one is dropped. */
-  answered(key: string): void;
+  answered(id: JsonRpcId): void;
   /** Whether the request had its answer (and forget that it had: once). */
-  takeAnswered(key: string): boolean;
+  takeAnswered(id: JsonRpcId): boolean;
   /** Stop reading the client for a reason of its own, or resume when none is left. */
   pauseClient(why: string): void;
   resumeClient(why: string): void;
@@ -73,15 +76,35 @@ export const errorData = (
   ...extra,
 });
 
-/** A set of answered ids, bounded (the oldest forgotten first). */
-export function createAnsweredIds(): Pick<LinkState, "answered" | "takeAnswered"> {
-  const answered = new Set<string>();
+/**
+ * The answered ids, bounded. An id that is an integer is kept as the number (V8 keeps a small
+ * one in the set's table itself), any other by its key: one answer after another leaves no
+ * object behind to outlive the young generation (a string per id, and a 10 000-entry set that
+ * was rebuilt as ids came and went, were most of what the proxy's old space grew by under load).
+ * Dropping a generation whole takes no walk of the set's order, and no iterator per answer.
+ */
+export function createAnsweredIds(
+  generation = ANSWERED_GENERATION,
+): Pick<LinkState, "answered" | "takeAnswered"> {
+  let newer = new Set<number | string>();
+  let older = new Set<number | string>();
+  const entry = (id: JsonRpcId): number | string =>
+    typeof id.value === "number" && Number.isSafeInteger(id.value) ? id.value : id.key;
   return {
-    answered(key) {
-      answered.add(key);
-      if (answered.size > REMEMBERED_ANSWERS) answered.delete(answered.values().next().value!);
+    answered(id) {
+      const key = entry(id);
+      if (newer.size >= generation) {
+        older = newer;
+        newer = new Set();
+      }
+      older.delete(key);
+      newer.add(key);
     },
-    takeAnswered: (key) => answered.delete(key),
+    takeAnswered(id) {
+      const key = entry(id);
+      // Either, not both: one answer is forgotten once.
+      return newer.delete(key) || older.delete(key);
+    },
   };
 }
 
@@ -91,7 +114,7 @@ export function answerGone(
   id: JsonRpcId,
   meta: Pick<RequestMeta, "method" | "tool">,
 ): void {
-  state.answered(id.key);
+  state.answered(id);
   state.answer(
     errorResponse(
       id,

@@ -1,7 +1,7 @@
 // One `mcp_message` record per message that passes (R-MCP5): direction, kind, method, id,
 // tool, size, and for a response the latency of what it answers.
 
-import { loggedId, type ValidMessage } from "@cursor-wrap/jsonrpc";
+import { type JsonRpcId, loggedId, type ValidMessage } from "@cursor-wrap/jsonrpc";
 import type { LinkState } from "./link-state.js";
 import { toolOf } from "./mcp-messages.js";
 
@@ -26,7 +26,7 @@ function messageFacts(
   direction: Direction,
   message: ValidMessage,
 ): {
-  id?: unknown;
+  id?: JsonRpcId;
   method?: string;
   tool?: string;
   latencyMs?: number;
@@ -35,11 +35,11 @@ function messageFacts(
 } {
   switch (message.kind) {
     case "request":
-      return { id: loggedId(message.id), method: message.method, tool: toolOf(message) };
+      return { id: message.id, method: message.method, tool: toolOf(message) };
     case "notification":
       return { method: message.method };
     case "response": {
-      const id = loggedId(message.id);
+      const id = message.id;
       const errorCode = message.errorCode;
       const request = direction === "server→client" ? state.pending.get(message.id.key) : undefined;
       if (request) {
@@ -68,7 +68,7 @@ function messageFields(
 ): Record<string, unknown> {
   const facts = messageFacts(state, direction, message);
   const fields: Record<string, unknown> = { dir: direction, kind: message.kind, bytes };
-  if (facts.id !== undefined) fields.id = facts.id;
+  if (facts.id !== undefined) fields.id = loggedId(facts.id);
   if (facts.method !== undefined) fields.method = facts.method;
   if (facts.tool !== undefined) fields.tool = facts.tool;
   if (facts.latencyMs !== undefined) fields.latency_ms = facts.latencyMs;
@@ -94,6 +94,31 @@ const HEADS = {
 } as const;
 
 /**
+ * An id as {@link loggedId} has it, as JSON: its own text (the digits as the peer wrote them,
+ * the string quoted), or that text quoted for a number `JSON.parse` cannot hold. No number is
+ * converted to text again (see `integerText` in @cursor-wrap/jsonrpc: every string V8 converts
+ * a number to is kept in its number-string cache, and outlives the young generation).
+ */
+function idJson(id: JsonRpcId): string {
+  return typeof id.value === "number" && !Number.isSafeInteger(id.value)
+    ? JSON.stringify(id.text)
+    : id.text;
+}
+
+/**
+ * A latency rounded to the microsecond, as `String` writes it (`0.25`, `12`, `3.007`), without
+ * V8's number-string cache: `toFixed(3)`, less its trailing zeros.
+ */
+function millisecondsText(ms: number): string {
+  const fixed = ms.toFixed(3);
+  let end = fixed.length;
+  while (fixed.charCodeAt(end - 1) === 48) end -= 1; // "0"
+  if (fixed.charCodeAt(end - 1) === 46) end -= 1; // "."
+  const text = end === fixed.length ? fixed : fixed.slice(0, end);
+  return text === "-0" ? "0" : text;
+}
+
+/**
  * The same fields as {@link messageFields}, as JSON members, built as text: every value that
  * comes from a peer goes through `JSON.stringify`, as it would in an object.
  */
@@ -105,10 +130,11 @@ function messageMembers(
 ): string {
   const facts = messageFacts(state, direction, message);
   let members = HEADS[direction][message.kind] + bytes;
-  if (facts.id !== undefined) members += `,"id":${JSON.stringify(facts.id)}`;
+  if (facts.id !== undefined) members += `,"id":${idJson(facts.id)}`;
   if (facts.method !== undefined) members += `,"method":${JSON.stringify(facts.method)}`;
   if (facts.tool !== undefined) members += `,"tool":${JSON.stringify(facts.tool)}`;
-  if (facts.latencyMs !== undefined) members += `,"latency_ms":${facts.latencyMs}`;
+  if (facts.latencyMs !== undefined)
+    members += `,"latency_ms":${millisecondsText(facts.latencyMs)}`;
   if (facts.errorCode !== undefined) members += `,"error_code":${JSON.stringify(facts.errorCode)}`;
   if (facts.requests !== undefined) members += `,"requests":${facts.requests}`;
   return members;

@@ -412,4 +412,45 @@ describe("linkMcpPeers: message records", () => {
     expect(new Set(parsed.map((fields) => `${fields.dir} ${fields.kind}`)).size).toBe(6);
     expect(parsed).toEqual(expected);
   });
+
+  it("writes ids and latencies as JSON.stringify writes the fields, byte for byte", async () => {
+    // A clock that moves by uneven steps at every reading: latencies whole, with one, two and
+    // three decimals (trailing zeros to drop); the same readings in both runs.
+    const clock = () => {
+      const steps = [0.25, 1, 0.0625, 0.1374, 0.5];
+      let now = 1_000;
+      let reading = 0;
+      return () => {
+        now += steps[reading++ % steps.length]!;
+        return now;
+      };
+    };
+    const traffic = async (t: ReturnType<typeof setUp>): Promise<void> => {
+      t.send('{"jsonrpc":"2.0","id":"a \\"b\\"","method":"ping"}\n');
+      t.send('{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}\n');
+      t.send('{"jsonrpc":"2.0","id":1.5,"method":"ping"}\n');
+      t.send('{"jsonrpc":"2.0","id":-12,"method":"ping"}\n');
+      t.send('{"jsonrpc":"2.0","id":2147483648,"method":"ping"}\n');
+      await settle();
+      t.reply('{"jsonrpc":"2.0","id":"a \\"b\\"","result":{}}\n');
+      t.reply('{"jsonrpc":"2.0","id":9007199254740993,"result":{}}\n');
+      t.reply('{"jsonrpc":"2.0","id":1.5,"result":{}}\n');
+      t.reply('{"jsonrpc":"2.0","id":-12,"result":{}}\n');
+      t.reply('{"jsonrpc":"2.0","id":2147483648,"result":{}}\n');
+      await settle();
+    };
+    const byObject = setUp({ now: clock() });
+    await traffic(byObject);
+    const members: string[] = [];
+    const byText = setUp({
+      now: clock(),
+      log: { record: () => undefined, messageRecord: (text) => members.push(text) },
+    });
+    await traffic(byText);
+    const expected = byObject.records
+      .filter((record) => record.name === "mcp_message")
+      .map((record) => JSON.stringify(record.fields).slice(1, -1));
+    expect(members.filter((text) => text.includes('"latency_ms":')).length).toBe(5);
+    expect(members).toEqual(expected);
+  });
 });

@@ -28,7 +28,7 @@ export function answerExpired(
   const { serverId, policy } = state;
   const meta = request.meta;
   forgetProgress(state, meta);
-  state.answered(request.key);
+  state.answered(meta.id);
   const what = describeRequest(meta.method, meta.tool);
   const capped = cause === "cap";
   const limit = limitText(capped ? policy.maxRequestTimeMs : request.timeoutMs);

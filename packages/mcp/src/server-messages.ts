@@ -25,7 +25,7 @@ function settleResponse(state: LinkState, id: JsonRpcId): boolean {
   const request = state.pending.settle(id.key);
   if (request) {
     forgetProgress(state, request.meta);
-    state.answered(id.key);
+    state.answered(id);
     return true;
   }
   if (state.pending.takeExpired(id.key)) {
@@ -35,7 +35,7 @@ function settleResponse(state: LinkState, id: JsonRpcId): boolean {
     });
     return false;
   }
-  if (state.takeAnswered(id.key)) {
+  if (state.takeAnswered(id)) {
     state.record("mcp_duplicate_response", {
       id: loggedId(id),
       summary: "a second response to a request already answered: dropped",
@@ -75,7 +75,7 @@ function failOversizeAnswer(
   why: string,
 ): void {
   const meta = request.meta;
-  state.answered(request.key);
+  state.answered(meta.id);
   state.answer(
     errorResponse(
       meta.id,

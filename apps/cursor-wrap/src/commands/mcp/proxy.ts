@@ -5,7 +5,6 @@ import { setFlagsFromString } from "node:v8";
 import { terminalSafe } from "@cursor-wrap/events";
 import { DEFAULT_RETENTION_MS, openSessionLog, type SessionLog } from "@cursor-wrap/logger";
 import { MCP_RECORDS, type McpProxyLog, startMcpProxy } from "@cursor-wrap/mcp/proxy";
-import { capYoungGeneration } from "@cursor-wrap/run/young-generation";
 import { AGENT_TOKEN_VARIABLE } from "@cursor-wrap/supervisor";
 import { messageWithHint, SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
 import { shownName } from "../../mcp-sessions.js";
@@ -52,10 +51,15 @@ function openProxyLog(
  * per message only at rates an editor never sends (about a third more at 64 in flight; large
  * messages are as fast, since splitting and parsing them is native code). The p99 of a
  * sequential round trip was no better with it: compile pauses.
+ *
+ * Its young generation stays at the size it has (V8 doubles it while much survives, up to 32
+ * MiB): a proxy holds a few messages at a time, and every MiB of young generation is a MiB of
+ * resident memory once it has been used.
  */
 function preferMemoryOverPeakSpeed(): void {
   try {
     setFlagsFromString("--no-opt");
+    setFlagsFromString("--semi-space-growth-factor=1");
   } catch {
     // A Node that no longer takes flags at run time: the proxy runs as it would anyway.
   }
@@ -74,7 +78,6 @@ export async function proxyCommand(
     );
   }
   preferMemoryOverPeakSpeed();
-  capYoungGeneration();
   const serverId = options.serverId ?? command.split(/[/\\]/).pop() ?? command;
   // Settings not given are left to the proxy's own defaults.
   const settings = Object.fromEntries(
