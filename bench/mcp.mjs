@@ -6,6 +6,8 @@
 // and through `cursor-wrap mcp proxy`, as shipped (optimizing compiler off) and with the
 // optimizing compiler on (bench/lib/mcp-proxy-optimizing.mjs), in alternating rounds; the rate,
 // the added latency, the proxy's CPU per message in flight and its peak RSS.
+// Then the shipped proxy once under a longer load (BENCH_MCP_SUSTAINED requests, default
+// 400 000; 0: none): V8's first full collections come only after some seconds of it.
 // Run alone (`node bench/mcp.mjs`, BENCH_ROUNDS) or from run.mjs.
 
 import { mkdtempSync, rmSync } from "node:fs";
@@ -64,7 +66,7 @@ async function measure(command, args, { sequential, concurrent, window }) {
 }
 
 /**
- * @param {{ cli?: string, rounds?: number, sequential?: number, concurrent?: number, window?: number }} [options]
+ * @param {{ cli?: string, rounds?: number, sequential?: number, concurrent?: number, window?: number, sustained?: number }} [options]
  */
 export async function mcpRealistic({
   cli = join(ROOT, "apps", "cursor-wrap", "bin", "cursor-wrap.js"),
@@ -72,6 +74,7 @@ export async function mcpRealistic({
   sequential = 3_000,
   concurrent = 40_000,
   window = 64,
+  sustained = 400_000,
 } = {}) {
   const { fakeMcpServerBin } = await import("@cursor-wrap/testkit");
   const work = mkdtempSync(join(tmpdir(), "cursor-wrap-mcp-"));
@@ -93,6 +96,8 @@ export async function mcpRealistic({
   };
   const results = { direct: [], shipped: [], optimizing: [] };
   const loads = [];
+  /** @type {{ requests: number, peak: number, rate: number } | undefined} */
+  let sustainedReport;
   try {
     for (let round = 0; round < rounds; round += 1) {
       loads.push(loadavg()[0].toFixed(2));
@@ -102,6 +107,13 @@ export async function mcpRealistic({
         const [command, args] = variants[name](join(work, `${name}-${round}`));
         results[name].push(await measure(command, args, { sequential, concurrent, window }));
       }
+    }
+    // The proxy as shipped under a longer load: V8's first full collections come only after
+    // some seconds of it, and raise the peak (the rounds above end before them).
+    if (sustained > 0) {
+      const [command, args] = variants.shipped(join(work, "sustained"));
+      const run = await measure(command, args, { sequential: 0, concurrent: sustained, window });
+      sustainedReport = { requests: sustained, peak: run.peak, rate: run.concurrentRate };
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -127,13 +139,14 @@ export async function mcpRealistic({
     concurrentRate: summary(results.direct.map((run) => run.concurrentRate)),
     sequentialRate: summary(results.direct.map((run) => run.sequentialRate)),
   };
-  return { rounds, sequential, concurrent, window, loads, report };
+  return { rounds, sequential, concurrent, window, loads, report, sustained: sustainedReport };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const outcome = await mcpRealistic({
     cli: process.env.BENCH_CLI ? resolve(process.env.BENCH_CLI) : undefined,
     rounds: Number(process.env.BENCH_ROUNDS ?? 5),
+    sustained: Number(process.env.BENCH_MCP_SUSTAINED ?? 400_000),
   });
   const k = (s) =>
     `${(s.median / 1000).toFixed(0)}k (${(s.min / 1000).toFixed(0)}k–${(s.max / 1000).toFixed(0)}k)`;
@@ -149,6 +162,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const r = report[name];
     process.stdout.write(
       `${name}: sequential ${k(r.sequentialRate)} msg/s, added p50 +${r.sequentialAddedP50.toFixed(3)} ms p99 +${r.sequentialAddedP99.toFixed(3)} ms per round trip; concurrent ${k(r.concurrentRate)} msg/s, added p50 +${r.concurrentAddedP50.toFixed(3)} ms p99 +${r.concurrentAddedP99.toFixed(3)} ms; proxy CPU ${us(r.cpuPerMessageUs)} per message; peak RSS ${mib(r.peak)}\n`,
+    );
+  }
+  if (outcome.sustained) {
+    const { requests, peak, rate } = outcome.sustained;
+    process.stdout.write(
+      `shipped, sustained (${requests} with ${outcome.window} in flight, one run): ${(rate / 1000).toFixed(0)}k msg/s; peak RSS ${(peak / 2 ** 20).toFixed(0)} MiB (${(peak / 1e6).toFixed(0)} MB)\n`,
     );
   }
 }

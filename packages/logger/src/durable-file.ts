@@ -156,7 +156,7 @@ export function createDurableFile(options: DurableFileOptions): DurableFile {
       if (closed || parts.length === 0) return;
       try {
         let total = 0;
-        for (const part of parts) total += part.length;
+        for (let index = 0; index < parts.length; index += 1) total += parts[index]!.length;
         const written = parts.length === 1 ? writeSync(fd, parts[0]!) : writevSync(fd, [...parts]);
         if (written !== total) throw Object.assign(new Error("short write"), { code: "ENOSPC" });
         size += written;
