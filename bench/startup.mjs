@@ -12,9 +12,10 @@
 // seconds under valgrind, so it runs once.
 
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { writeQuickAgent } from "@cursor-wrap/testkit";
 import { summary } from "./lib/measure.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -60,21 +61,7 @@ export function startupOverhead({
 } = {}) {
   const work = mkdtempSync(join(tmpdir(), "cursor-wrap-startup-"));
   try {
-    const agent = join(work, "agent.sh");
-    const lines = [
-      { type: "system", subtype: "init", session_id: "s-1", model: "auto" },
-      {
-        type: "assistant",
-        message: { role: "assistant", content: [{ type: "text", text: "hi" }] },
-        session_id: "s-1",
-      },
-      { type: "result", subtype: "success", is_error: false, result: "hi", session_id: "s-1" },
-    ];
-    writeFileSync(
-      agent,
-      `#!/bin/sh\ncat <<'EOF'\n${lines.map((line) => JSON.stringify(line)).join("\n")}\nEOF\n`,
-    );
-    chmodSync(agent, 0o755);
+    const agent = writeQuickAgent(join(work, "agent.sh"));
     const logs = join(work, "logs");
     const bare = [];
     const wrapped = [];

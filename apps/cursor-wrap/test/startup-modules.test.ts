@@ -6,10 +6,10 @@
 // each chunk's source map names the files it was built from (`../../../packages/logger/src/…`).
 
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { fakeMcpServerBin } from "@cursor-wrap/testkit";
+import { fakeMcpServerBin, writeQuickAgent } from "@cursor-wrap/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI } from "./harness.js";
 
@@ -77,32 +77,17 @@ describe.each([["--version"], ["--help"]])("cursor-wrap %s", (flag) => {
   });
 });
 
-/** An agent that answers at once: init, one answer, the result (as a real turn's shape). */
-function quickAgent(): string {
-  const agent = join(work, "agent.sh");
-  const lines = [
-    { type: "system", subtype: "init", session_id: "s-1", model: "auto" },
-    {
-      type: "assistant",
-      message: { role: "assistant", content: [{ type: "text", text: "hi" }] },
-      session_id: "s-1",
-    },
-    { type: "result", subtype: "success", is_error: false, result: "hi", session_id: "s-1" },
-  ];
-  writeFileSync(
-    agent,
-    `#!/bin/sh\ncat <<'EOF'\n${lines.map((line) => JSON.stringify(line)).join("\n")}\nEOF\n`,
-  );
-  chmodSync(agent, 0o755);
-  return agent;
-}
-
 /** What only an option asks for: a turn input's schemas, the report, notifications, a trace. */
 const ONLY_WHEN_ASKED =
   /node_modules\/\.pnpm\/(?:zod|ajv|fast-uri|@opentelemetry\+[a-z-]+)@|\/packages\/(?:report\/src\/|notify\/src\/(?:deliver|notification|notifier)\.ts|otel\/src\/run-trace\.ts|run\/src\/turn-input\.ts|events\/src\/(?:contract-)?schemas\.ts|acp\/|mcp\/)/;
 
 describe("cursor-wrap -p", () => {
-  const common = () => ["--agent-bin", quickAgent(), "--log-dir", join(work, "logs")];
+  const common = () => [
+    "--agent-bin",
+    writeQuickAgent(join(work, "agent.sh")),
+    "--log-dir",
+    join(work, "logs"),
+  ];
 
   it("loads what a prompt turn needs, not what only an option asks for", () => {
     const { sources, stdout } = loaded(["-p", "hi", ...common()]);

@@ -20,6 +20,7 @@ export {
   readInvocations,
   readPids,
 } from "./fake-agent.js";
+export { writeQuickAgent } from "./quick-agent.js";
 export type { ScenarioContext, Step } from "./scenarios.js";
 export type { SmallFileSystem } from "./small-file-system.js";
 export { canMountSmallFileSystem, mountSmallFileSystem } from "./small-file-system.js";
