@@ -29,7 +29,7 @@ export interface RequestMeta {
  * Answered ids are remembered in two generations of this many (the older dropped whole when the
  * newer fills), to drop a second answer to one of them: the last 1 024 at least, 2 048 at most.
  */
-export const ANSWERED_GENERATION = 1_024;
+const ANSWERED_GENERATION = 1_024;
 
 /** The state of one link, shared by its parts. */
 export interface LinkState {
