@@ -7,6 +7,8 @@ export type {
   ScanStatus,
 } from "./json-scanner.js";
 export { createJsonScanner, pathKey, scanJson } from "./json-scanner.js";
+export type { KeyTable } from "./key-table.js";
+export { createKeyTable } from "./key-table.js";
 export type {
   InvalidReason,
   JsonRpcBatch,

@@ -4,6 +4,7 @@
 // is not the answering side's fault (the asking side stopped reading), and resumes where it was.
 
 import { createDeadlineTimer, type DeadlineTimer } from "@cursor-wrap/monitor";
+import { createKeyTable } from "./key-table.js";
 
 /** One request being waited on. */
 export interface PendingRequest<Meta> {
@@ -75,7 +76,9 @@ export function createPendingRequests<Meta>(
 ): PendingRequests<Meta> {
   const realNow = options.now ?? (() => performance.now());
   const remember = options.rememberExpired ?? 10_000;
-  const requests = new Map<string, PendingRequest<Meta>>();
+  // Not a `Map`: one whose entries come and go keeps them past scavenges once its table is in
+  // the old generation (key-table.ts), and every request with it.
+  const requests = createKeyTable<string, PendingRequest<Meta>>();
   const expired = new Set<string>();
   let pausedAt: number | undefined;
   let pausedTotal = 0;
@@ -84,9 +87,9 @@ export function createPendingRequests<Meta>(
 
   const earliest = (): number | undefined => {
     let first: number | undefined;
-    for (const request of requests.values()) {
+    requests.forEach((request) => {
       if (first === undefined || request.deadline < first) first = request.deadline;
-    }
+    });
     return first;
   };
 
@@ -94,9 +97,9 @@ export function createPendingRequests<Meta>(
     nextDeadline: earliest,
     now: clock,
     onDeadline(at) {
-      for (const request of [...requests.values()]) {
+      for (const request of requests.values()) {
         if (request.deadline > at) continue;
-        requests.delete(request.key);
+        requests.take(request.key);
         expired.add(request.key);
         if (expired.size > remember) expired.delete(expired.values().next().value!);
         options.onExpired(request, request.deadline >= request.cap ? "cap" : "timeout", at);
@@ -129,12 +132,8 @@ export function createPendingRequests<Meta>(
       return request;
     },
     get: (key) => requests.get(key),
-    values: () => [...requests.values()],
-    settle(key) {
-      const request = requests.get(key);
-      if (request) requests.delete(key);
-      return request;
-    },
+    values: () => requests.values(),
+    settle: (key) => requests.take(key),
     extend(key) {
       const request = requests.get(key);
       if (!request) return;
@@ -160,7 +159,7 @@ export function createPendingRequests<Meta>(
     },
     now: clock,
     drain() {
-      const all = [...requests.values()];
+      const all = requests.values();
       requests.clear();
       timer.rearm();
       return all;

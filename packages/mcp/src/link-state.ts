@@ -2,8 +2,10 @@
 // pending requests, what has been answered, and how a line of the proxy's own reaches the client.
 
 import {
+  createKeyTable,
   errorResponse,
   type JsonRpcId,
+  type KeyTable,
   type Outbox,
   type PendingRequests,
   type Ticket,
@@ -47,8 +49,11 @@ export interface LinkState {
   readonly toClient: Outbox;
   readonly toServer: Outbox;
   readonly pending: PendingRequests<RequestMeta>;
-  /** Progress token key → request key. */
-  readonly byProgress: Map<string, string>;
+  /**
+   * Progress token key → request key. Not a `Map`: see `KeyTable` (@cursor-wrap/jsonrpc), whose
+   * slots are reused, so an entry is not kept past scavenges once it is gone.
+   */
+  readonly byProgress: KeyTable<string, string>;
   /** Requests the server sent the client (sampling, roots, elicitation), for their latency. */
   readonly serverRequests: Map<string, { method: string; startedAt: number }>;
   /** Why the server is gone, once it is. */
@@ -77,33 +82,36 @@ export const errorData = (
 });
 
 /**
- * The answered ids, bounded. An id that is an integer is kept as the number (V8 keeps a small
- * one in the set's table itself), any other by its key: one answer after another leaves no
- * object behind to outlive the young generation (a string per id, and a 10 000-entry set that
- * was rebuilt as ids came and went, were most of what the proxy's old space grew by under load).
- * Dropping a generation whole takes no walk of the set's order, and no iterator per answer.
+ * The answered ids, bounded. An id that is an integer is kept as the number (held in the
+ * table's own array), any other by its key: one answer after another leaves no object behind to
+ * outlive the young generation (a string per id, and a 10 000-entry set that was rebuilt as ids
+ * came and went, were most of what the proxy's old space grew by under load). The two
+ * generations are two `KeyTable`s that swap, the older emptied in place: a `Set` per generation
+ * grew by new tables, which V8 allocated in the old generation once its first one was there.
  */
 export function createAnsweredIds(
   generation = ANSWERED_GENERATION,
 ): Pick<LinkState, "answered" | "takeAnswered"> {
-  let newer = new Set<number | string>();
-  let older = new Set<number | string>();
+  let newer = createKeyTable<number | string, true>();
+  let older = createKeyTable<number | string, true>();
   const entry = (id: JsonRpcId): number | string =>
     typeof id.value === "number" && Number.isSafeInteger(id.value) ? id.value : id.key;
   return {
     answered(id) {
       const key = entry(id);
       if (newer.size >= generation) {
+        const emptied = older;
+        emptied.clear();
         older = newer;
-        newer = new Set();
+        newer = emptied;
       }
-      older.delete(key);
-      newer.add(key);
+      older.take(key);
+      newer.set(key, true);
     },
     takeAnswered(id) {
       const key = entry(id);
       // Either, not both: one answer is forgotten once.
-      return newer.delete(key) || older.delete(key);
+      return newer.take(key) !== undefined || older.take(key) !== undefined;
     },
   };
 }
@@ -127,5 +135,5 @@ export function answerGone(
 
 /** Forget a request's progress token (it was answered, or expired). */
 export function forgetProgress(state: LinkState, meta: RequestMeta): void {
-  if (meta.progressKey !== undefined) state.byProgress.delete(meta.progressKey);
+  if (meta.progressKey !== undefined) state.byProgress.take(meta.progressKey);
 }

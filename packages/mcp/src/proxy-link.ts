@@ -11,6 +11,7 @@
 
 import type { Readable, Writable } from "node:stream";
 import {
+  createKeyTable,
   createMessageReader,
   createOutbox,
   createPendingRequests,
@@ -138,7 +139,7 @@ export function linkMcpPeers(options: McpLinkOptions): McpLink {
     get pending() {
       return pending;
     },
-    byProgress: new Map(),
+    byProgress: createKeyTable(),
     serverRequests: new Map(),
     gone: undefined,
     answer(line) {
