@@ -78,4 +78,19 @@ describe("createKeyTable", () => {
     expect(table.values()).toEqual([]);
     expect(table.get("s:last")).toBeUndefined();
   });
+
+  it("keeps apart keys that collide under a seedless string hash", () => {
+    // 4 096 keys of "Aa"/"BB" pairs: one value of `h * 31 + c` for all of them.
+    const keys = Array.from({ length: 4_096 }, (_, index) =>
+      Array.from({ length: 12 }, (_, bit) => ((index >> bit) & 1 ? "Aa" : "BB")).join(""),
+    );
+    const table = createKeyTable<string, number>();
+    keys.forEach((key, index) => {
+      table.set(key, index);
+    });
+    keys.forEach((key, index) => {
+      expect(table.get(key)).toBe(index);
+    });
+    expect(table.size).toBe(4_096);
+  });
 });

@@ -58,9 +58,11 @@ export function createKeyTable<Key extends string | number, Value>(): KeyTable<K
     if (typeof key === "number") {
       h = Math.imul(h ^ (key | 0), 0x85ebca6b) ^ ((key / 0x100000000) | 0);
     } else {
+      // FNV-1a from the table's seed: which keys collide depends on the seed (with `h * 31 +
+      // c`, "Aa" and "BB" collide whatever the start, and so do 2^n ids made of them).
       const length = key.length;
       for (let index = 0; index < length; index += 1)
-        h = (Math.imul(h, 31) + key.charCodeAt(index)) | 0;
+        h = Math.imul(h ^ key.charCodeAt(index), 0x01000193);
     }
     h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
     lastKey = key;
