@@ -6,8 +6,6 @@ import { packageConfig } from "../../tsup.base.js";
 // a CLI's --help and --version).
 export default defineConfig(
   packageConfig({
-    dts: {
-      entry: ["src/index.ts", "src/turn-input.ts", "src/testing.ts", "src/ending.ts"],
-    },
+    dts: { entry: ["src/index.ts", "src/turn-input.ts", "src/testing.ts", "src/ending.ts"] },
   }),
 );

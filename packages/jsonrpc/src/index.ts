@@ -28,6 +28,7 @@ export {
   idKey,
   JSON_RPC_ERRORS,
   loggedId,
+  loggedIdJson,
   messageLine,
   notificationLine,
 } from "./message.js";

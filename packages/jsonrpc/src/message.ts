@@ -242,12 +242,22 @@ export function messageLine(message: {
   return `{"jsonrpc":"2.0","id":${idText}${body === "{}" ? "" : `,${body.slice(1, -1)}`}}\n`;
 }
 
+/** A number `JSON.parse` cannot hold exactly (or a fraction) is logged as its digits. */
+const loggedAsText = (id: JsonRpcId): boolean =>
+  typeof id.value === "number" && !Number.isSafeInteger(id.value);
+
 /**
  * An id as a log record holds it: its value, or its exact text when it is a number `JSON.parse`
  * cannot hold (a reader of the log must not see a rounded id).
  */
-export const loggedId = (id: JsonRpcId): unknown =>
-  typeof id.value === "number" && !Number.isSafeInteger(id.value) ? id.text : id.value;
+export const loggedId = (id: JsonRpcId): unknown => (loggedAsText(id) ? id.text : id.value);
+
+/**
+ * {@link loggedId} as JSON, for a record written as text: the id's own text (no number turned
+ * into text again, see `integerText`), quoted when it is logged as text.
+ */
+export const loggedIdJson = (id: JsonRpcId): string =>
+  loggedAsText(id) ? JSON.stringify(id.text) : id.text;
 
 /** A notification, as one line. */
 export function notificationLine(method: string, params?: Record<string, unknown>): string {

@@ -1,7 +1,7 @@
 // One `mcp_message` record per message that passes (R-MCP5): direction, kind, method, id,
 // tool, size, and for a response the latency of what it answers.
 
-import { type JsonRpcId, loggedId, type ValidMessage } from "@cursor-wrap/jsonrpc";
+import { type JsonRpcId, loggedId, loggedIdJson, type ValidMessage } from "@cursor-wrap/jsonrpc";
 import type { LinkState } from "./link-state.js";
 import { toolOf } from "./mcp-messages.js";
 
@@ -94,18 +94,6 @@ const HEADS = {
 } as const;
 
 /**
- * An id as {@link loggedId} has it, as JSON: its own text (the digits as the peer wrote them,
- * the string quoted), or that text quoted for a number `JSON.parse` cannot hold. No number is
- * converted to text again (see `integerText` in @cursor-wrap/jsonrpc: every string V8 converts
- * a number to is kept in its number-string cache, and outlives the young generation).
- */
-function idJson(id: JsonRpcId): string {
-  return typeof id.value === "number" && !Number.isSafeInteger(id.value)
-    ? JSON.stringify(id.text)
-    : id.text;
-}
-
-/**
  * A latency rounded to the microsecond, as `String` writes it (`0.25`, `12`, `3.007`), without
  * V8's number-string cache: `toFixed(3)`, less its trailing zeros.
  */
@@ -130,7 +118,7 @@ function messageMembers(
 ): string {
   const facts = messageFacts(state, direction, message);
   let members = HEADS[direction][message.kind] + bytes;
-  if (facts.id !== undefined) members += `,"id":${idJson(facts.id)}`;
+  if (facts.id !== undefined) members += `,"id":${loggedIdJson(facts.id)}`;
   if (facts.method !== undefined) members += `,"method":${JSON.stringify(facts.method)}`;
   if (facts.tool !== undefined) members += `,"tool":${JSON.stringify(facts.tool)}`;
   if (facts.latencyMs !== undefined)
