@@ -357,6 +357,44 @@ describe("every secret form, however it is written (property)", () => {
     );
   });
 
+  // Given after its name by a tab, which JSON writes `\t`: the raw line holds no tab.
+  const TABBED: Array<[secret: string, leak: string]> = [
+    ["DB_PASSWORD\t=hunter2-0123456789", "hunter2"],
+    ["export TOKEN\t= tok0123456789abcdef", "tok0123456789"],
+    ["password\t:\thunter2-0123456789", "hunter2"],
+    ["mysql --password\thunter2-0123456789", "hunter2"],
+  ];
+
+  it("finds each form in an agent line however its JSON is written: a tab as \\t, a slash as \\/", () => {
+    const secrets = fc.oneof(
+      fc.constantFrom(...TABBED),
+      form.map(([, secret, , leak]): [string, string] => [secret, leak]),
+    );
+    fc.assert(
+      fc.property(secrets, around, fc.boolean(), ([secret, leak], before, nested) => {
+        const text = `${before}${secret}`;
+        const event = nested
+          ? { type: "tool_call", tool_call: { args: { command: text } } }
+          : { type: "assistant", text };
+        // Some producers escape every `/` (`https:\/\/`); JSON.parse reads both the same.
+        for (const line of [JSON.stringify(event), JSON.stringify(event).replaceAll("/", "\\/")]) {
+          expect(JSON.parse(line)).toEqual(event);
+          expect(jsonMayContainSecret(line, JSON.parse(line))).toBe(true);
+          const record = rawRecord(line);
+          expect(() => JSON.parse(record)).not.toThrow();
+          expect(record).not.toContain(leak);
+        }
+        // A record serialized with the text in a field: the tab is `\t` there too.
+        const serialized = redact(
+          JSON.stringify({ level: 30, msg: "tool_call_opened", label: text }),
+        );
+        expect(() => JSON.parse(serialized)).not.toThrow();
+        expect(serialized).not.toContain(leak);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it("finds each form coloured, in a log record and in an agent line", () => {
     fc.assert(
       fc.property(

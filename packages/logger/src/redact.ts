@@ -15,8 +15,11 @@ const REPLACEMENT = "[REDACTED]";
 // The candidates, written for speed: one regex, case-sensitive (every token below has one case;
 // the words are given in the three cases they are written in), grouped so that clean text is
 // turned down at a glance. A secret's name counts only with what gives it a value after it: `=`,
-// `:` (a quoted name too), or for a flag a space or the next string of a JSON array.
-const SEPARATOR = `\\\\?["']?[ \\t]*[=:]|[ \\t]|\\\\?"[ \\t]*,`;
+// `:` (a quoted name too), or for a flag a space or the next string of a JSON array. A tab may
+// be written as the JSON escape `\t` (serialized records, raw agent lines), a quote with any
+// number of backslashes before it (JSON nested in a string).
+const BLANK = `(?:[ \\t]|\\\\t)`;
+const SEPARATOR = `\\\\*["']?${BLANK}*[=:]|${BLANK}|\\\\*"${BLANK}*,`;
 const NAMES = [
   "[Pp]assw(?:or)?d|PASSW(?:OR)?D",
   "[Pp]assphrase|PASSPHRASE",
@@ -66,6 +69,9 @@ const CANDIDATE = new RegExp(`(?:${PREFIXES})|(?:(?:${NAMES})(?:${SEPARATOR}))`,
 // for one regex holding them all: the four searches of clean text cost about half of one
 // (bench/redaction.mjs; the split was chosen by measuring on the real-shaped stream; `\u`
 // alone is a plain search, and beside the names it made their search twice as slow).
+// It also runs over raw JSON lines, where a `/` may be written `\/` (`:\/\/`): the prefixes
+// holding one take it in either form.
+const rawForm = (source: string): string => source.replaceAll("/", "\\\\?/");
 const PRECHECKS = [
   /\\u/,
   new RegExp(`(?:${NAMES})(?:${SEPARATOR})`),
@@ -73,7 +79,7 @@ const PRECHECKS = [
     (group) =>
       new RegExp(
         PREFIX_FORMS.filter(([, g]) => g === group)
-          .map(([source]) => source)
+          .map(([source]) => rawForm(source))
           .join("|"),
       ),
   ),
@@ -81,7 +87,7 @@ const PRECHECKS = [
 // A short text (a thinking delta's few words: five lines in six of the real captures) costs
 // what a search costs to start, not to scan: one search for everything costs less than four.
 const SHORT_TEXT = 64;
-const SHORT_PRECHECK = new RegExp(`\\\\u|(?:${NAMES})(?:${SEPARATOR})|${PREFIXES}`);
+const SHORT_PRECHECK = new RegExp(`\\\\u|(?:${NAMES})(?:${SEPARATOR})|${rawForm(PREFIXES)}`);
 const NAME_WORD = /^(?:passw|passphrase|secret|token|credential|api|access|private|account|sig)/i;
 
 /** A secret found at a candidate: the span replaced, and the text that replaces it. */
@@ -156,11 +162,12 @@ const NAME_CHARACTER = /[A-Za-z0-9_.-]/;
 // A colour code right before a name (`ESC[1mpassword=`): it is not part of the name.
 const COLOUR_BEFORE = /(?:\u001b|\\u001b|\\x1b)\[[0-9;]*m(?=[A-Za-z0-9_.-]*$)/i;
 
-// After a secret's name: how its value follows. `\\?["']` is a quote, maybe JSON-escaped.
-const AFTER_NAME_EQUALS = /(\\?["'])?[ \t]*=[ \t]*/y;
-const AFTER_NAME_COLON = /(\\?["'])?[ \t]*:[ \t]*/y;
+// After a secret's name: how its value follows. `\\?["']` is a quote, maybe JSON-escaped; a
+// tab may be written `\t` (a serialized record).
+const AFTER_NAME_EQUALS = /(\\?["'])?(?:[ \t]|\\t)*=(?:[ \t]|\\t)*/y;
+const AFTER_NAME_COLON = /(\\?["'])?(?:[ \t]|\\t)*:(?:[ \t]|\\t)*/y;
 // A flag's value: after spaces, or in the next string of a JSON array (`"--token","v"`).
-const AFTER_FLAG = /(?:[ \t]+|\\?"[ \t]*,[ \t]*(?=\\?"))/y;
+const AFTER_FLAG = /(?:(?:[ \t]|\\t)+|\\?"[ \t]*,[ \t]*(?=\\?"))/y;
 // Values: quoted (the whole quoted text, escapes and all) or bare (up to a delimiter).
 const QUOTED_DOUBLE = /"((?:[^"\\]|\\.)*)"/y;
 const QUOTED_ESCAPED = /\\"((?:[^"\\]|\\\\|\\[^"\\])*)\\"/y;
