@@ -12,11 +12,13 @@ import {
 import { LEVELS } from "./levels.js";
 import {
   createLineRedactor,
-  jsonMayContainSecret,
+  jsonValueMayContainSecret,
   type LineRedactor,
   redact,
   redactCut,
+  redactJsonText,
   redactJsonValue,
+  TOO_DEEP,
 } from "./redact.js";
 
 /** Bytes of an oversize line kept in its record (`raw_head`). */
@@ -65,6 +67,19 @@ function base64Field(line: Buffer, redactor: LineRedactor | undefined): string {
   // Secrets are ASCII: redact the bytes read one to one as latin1, then store those bytes.
   const bytes = redactor ? Buffer.from(redactor.line(line.toString("latin1")), "latin1") : line;
   return `,"raw_base64":"${bytes.toString("base64")}"`;
+}
+
+/**
+ * A JSON line's text with its secrets redacted, or undefined when it holds none: its value
+ * redacted and serialized again, or (nested too deep for that) its text redacted as it is.
+ */
+function redactedJson(event: JsonEvent, tooDeep: boolean): string | undefined {
+  if (tooDeep) {
+    const text = redactJsonText(event.text);
+    return text === event.text ? undefined : text;
+  }
+  const redacted = redactJsonValue(event.data);
+  return redacted.changed ? JSON.stringify(redacted.value) : undefined;
 }
 
 /**
@@ -142,11 +157,12 @@ export function createRawRecordEncoder(options: RawRecordOptions): RawRecordEnco
       }
       headFor(event);
       const { line } = event;
-      if (options.redact && jsonMayContainSecret(event.text, event.data)) {
-        const redacted = redactJsonValue(event.data);
-        if (redacted.changed) {
+      const found = options.redact ? jsonValueMayContainSecret(event.data) : 0;
+      if (found !== 0) {
+        const redacted = redactedJson(event, found === TOO_DEEP);
+        if (redacted !== undefined) {
           takeJoined();
-          parts.push(Buffer.from(`${head}${JSON.stringify(redacted.value)}}\n`, "utf8"));
+          parts.push(Buffer.from(`${head}${redacted}}\n`, "utf8"));
           continue;
         }
       }

@@ -8,11 +8,14 @@ import {
 } from "./raw-record.js";
 import {
   createLineRedactor,
-  jsonMayContainSecret,
+  jsonValueMayContainSecret,
+  MAX_JSON_DEPTH,
   mayContainSecret,
   redact,
   redactCut,
+  redactJsonText,
   redactJsonValue,
+  TOO_DEEP,
 } from "./redact.js";
 
 /**
@@ -261,6 +264,45 @@ describe("the raw records, redacted as a reader would see them", () => {
     expect(record.raw.output).toContain("[REDACTED]");
   });
 
+  it("redacts a line nested too deep to walk by its text, and keeps a clean one as it came", () => {
+    for (const depth of [MAX_JSON_DEPTH + 1, 20_000, 200_000]) {
+      const nest = (inner: string) =>
+        `{"type":"tool_call","a":${"[".repeat(depth)}${inner}${"]".repeat(depth)}}`;
+      for (const [inner, leak] of [
+        ['"sk-proj-AbCdEf0123456789AbCdEf0123"', "AbCdEf0123456789"],
+        ['"\\u0073k-proj-AbCdEf0123456789AbCdEf0123"', "AbCdEf0123456789"],
+        ['{"password":"hunter2-0123456789"}', "hunter2"],
+        ['"--token","tok0123456789abcdef"', "tok0123456789"],
+        ['"postgres:\\/\\/admin:s3cretPass0123@db"', "s3cretPass"],
+      ] as const) {
+        const line = nest(inner);
+        const event = parseLine(`${line}\n`);
+        expect(event.kind).toBe("json");
+        expect(jsonValueMayContainSecret(event.kind === "json" ? event.data : 0)).toBe(TOO_DEEP);
+        const record = Buffer.concat(encoder().encode(event)).toString("utf8");
+        expect(record).not.toContain(leak);
+        expect(record).toContain("[REDACTED]");
+        // Still one record holding the line's JSON text (the head is the usual one).
+        expect(record.indexOf("\n")).toBe(record.length - 1);
+        expect(record.startsWith('{"level":20,"time":1,"msg":"raw_event","recv_ts":')).toBe(true);
+      }
+      const clean = parseLine(`${nest('"task-list"')}\n`);
+      const parts = encoder().encode(clean);
+      expect(Buffer.concat(parts).toString("utf8")).toContain(nest('"task-list"'));
+    }
+  });
+
+  it("writes plainly only the escapes that cannot change a JSON value's meaning", () => {
+    expect(redactJsonText('{"k":"\\u0073k-proj-AbCdEf0123456789AbCdEf0123"}')).toBe(
+      '{"k":"[REDACTED]"}',
+    );
+    // An escaped backslash before `u0073` is text, not an escape: left as it was.
+    const text = '{"k":"\\\\u0073k-proj-AbCdEf0123456789AbCdEf0123 and \\\\\\/ \\" \\u0022"}';
+    expect(redactJsonText(text)).toBe(text);
+    const value = JSON.parse(redactJsonText('{"k":"a \\\\\\u0073 \\/ \\u005c \\u0022 \\u007f"}'));
+    expect(value).toEqual(JSON.parse('{"k":"a \\\\\\u0073 \\/ \\u005c \\u0022 \\u007f"}'));
+  });
+
   it("keeps a clean JSON line byte for byte: a short one copied into the chunk's buffer, a long one as it came", () => {
     const short = parseLine('{"type":"assistant","text":"\\u001b[1mbold\\u001b[0m task-list"}\n');
     const accented = parseLine('{"type":"assistant","text":"café … ✓"}\r\n');
@@ -379,7 +421,7 @@ describe("every secret form, however it is written (property)", () => {
         // Some producers escape every `/` (`https:\/\/`); JSON.parse reads both the same.
         for (const line of [JSON.stringify(event), JSON.stringify(event).replaceAll("/", "\\/")]) {
           expect(JSON.parse(line)).toEqual(event);
-          expect(jsonMayContainSecret(line, JSON.parse(line))).toBe(true);
+          expect(jsonValueMayContainSecret(JSON.parse(line))).not.toBe(0);
           const record = rawRecord(line);
           expect(() => JSON.parse(record)).not.toThrow();
           expect(record).not.toContain(leak);
@@ -452,7 +494,7 @@ describe("every secret form, however it is written (property)", () => {
     );
   });
 
-  it("looks closer at every flat event whose strings hold a secret, however the line is read", () => {
+  it("looks closer at every event whose strings, keys or flags hold a secret, flat or nested", () => {
     const key = fc.oneof(
       fc.constantFrom("type", "subtype", "text", "session_id", "timestamp_ms", "call_id"),
       fc.constantFrom("password", "apiKey", "token", "auth-token", "__proto__"),
@@ -461,14 +503,21 @@ describe("every secret form, however it is written (property)", () => {
     const withForm = fc
       .tuple(around, form, around)
       .map(([before, [, secret], after]) => `${before}${secret}${after}`);
-    const value = fc.oneof(
+    const scalar = fc.oneof(
       withForm,
       fc.constantFrom("thinking", "delta", "00000000-0000-4000-8000-000000000001"),
+      fc.constantFrom("--token", "--api-key", "--password=x", "--verbose", "", "[REDACTED]"),
       fc.string({ maxLength: 16 }),
       fc.integer(),
       fc.boolean(),
       fc.constant(null),
+    );
+    const value = fc.oneof(
+      scalar,
       fc.jsonValue({ maxDepth: 2 }),
+      // Tool calls nest: arguments in objects, flags and their values in arrays.
+      fc.dictionary(key, fc.oneof(scalar, fc.array(scalar, { maxLength: 4 })), { maxKeys: 3 }),
+      fc.array(scalar, { maxLength: 5 }),
     );
     fc.assert(
       fc.property(
@@ -478,7 +527,7 @@ describe("every secret form, however it is written (property)", () => {
           for (const event of events) {
             const line = JSON.stringify(event);
             if (redactJsonValue(JSON.parse(line)).changed) {
-              expect(jsonMayContainSecret(line, JSON.parse(line))).toBe(true);
+              expect(jsonValueMayContainSecret(JSON.parse(line))).not.toBe(0);
             }
             const record = rawRecord(line);
             for (const [, , , leak] of FORMS) {

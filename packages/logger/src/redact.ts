@@ -1,7 +1,7 @@
 // Secrets that must not reach the file log (R-LOG6). One pass of ONE regex over the text finds
 // candidates (a literal every secret, or the name it is given under, contains); only at a
 // candidate is the secret's own rule tried, anchored there. Ordinary text (`mask-`, `task-`,
-// CSS) costs a pre-check that asks the same question of the same alternatives, in three regexes.
+// CSS) costs a pre-check that asks the same question of the same alternatives, in four regexes.
 //
 // Every rule replaces only characters that need no escaping inside a JSON string, or whole
 // escape sequences (a quoted value, a PEM key block), so redacting serialized JSON keeps it
@@ -401,57 +401,119 @@ export function redactCut(text: string): string {
   return `${redacted.slice(0, cut.index)}${cut[1]}${REPLACEMENT}`;
 }
 
-// Keys of the flat events cursor-agent streams most (thinking deltas: five lines in six of the
-// real captures), none of them a secret's name: under them only the string values can hold a
-// secret.
-const PLAIN_EVENT_KEYS: ReadonlySet<string> = new Set([
-  "type",
-  "subtype",
-  "text",
-  "session_id",
-  "timestamp_ms",
-  "model_call_id",
-  "call_id",
-  "request_id",
-]);
-// Per key, the last string found to hold no candidate (the same session id, type and subtype
-// come on every line): one comparison instead of a search.
-const cleanValues = new Map<string, string>();
+// Values are searched decoded, as a reader of the log sees them (and as `redactJsonValue`
+// redacts them), so an escape in the raw line (`\u0073k-`, `\t`, `\/`) hides nothing; the
+// line's structure (keys, punctuation, numbers: a third of a tool call's bytes) is not searched.
+// Per key, the last string found to hold no candidate (the same session id, type, subtype and
+// paths come on every line): one comparison instead of a search. Keys are the agent's: the
+// caches are emptied when they grow past a bound.
+const keys = new Map<string, KeyState>();
+const CACHED_KEYS = 1024;
+
+/** What is known of an object key: whether it names a secret, its last clean string value. */
+interface KeyState {
+  namesSecret: boolean;
+  clean: string | undefined;
+}
+
+function keyState(key: string): KeyState {
+  let state = keys.get(key);
+  if (state === undefined) {
+    state = { namesSecret: isSecretName(key), clean: undefined };
+    if (keys.size >= CACHED_KEYS) keys.clear();
+    keys.set(key, state);
+  }
+  return state;
+}
+
+/** Nesting past which a value is not walked (nor redacted value by value): see {@link TOO_DEEP}. */
+export const MAX_JSON_DEPTH = 128;
+
+/** What {@link jsonValueMayContainSecret} answers for a value nested past {@link MAX_JSON_DEPTH}. */
+export const TOO_DEEP = 2;
 
 /**
- * Whether a flat JSON object (no nested object or array; only {@link PLAIN_EVENT_KEYS}) may
- * hold a secret: whether one of its strings, decoded, holds a candidate. Undefined for any
- * other object.
+ * Whether {@link redactJsonValue} could change a parsed JSON value: 0 no, 1 maybe (a string
+ * holds a candidate, a key or a flag names a secret), {@link TOO_DEEP} when it nests deeper
+ * than {@link MAX_JSON_DEPTH} (walking it, or redacting it value by value, could exhaust the
+ * stack: the caller redacts its text instead). Array items count under their array's key.
  */
-function flatObjectMayContainSecret(object: Record<string, unknown>): boolean | undefined {
-  for (const key in object) {
-    const value = object[key];
-    if (typeof value === "string") {
-      if (!PLAIN_EVENT_KEYS.has(key)) return undefined;
-      if (cleanValues.get(key) === value) continue;
-      if (mayContainSecret(value)) return true;
-      cleanValues.set(key, value);
-    } else if (typeof value === "object" && value !== null) {
-      return undefined;
-    }
-  }
+export function jsonValueMayContainSecret(value: unknown): 0 | 1 | 2 {
+  return valueMayContainSecret(value, ROOT_KEY, 0);
+}
+
+const ROOT_KEY: KeyState = { namesSecret: false, clean: undefined };
+
+function stringMayContainSecret(value: string, key: KeyState): boolean {
+  if (key.clean === value) return false;
+  if (mayContainSecret(value)) return true;
+  key.clean = value;
   return false;
 }
 
-/**
- * Whether a raw JSON line needs a closer look ({@link redactJsonValue} of its value). A flat
- * event of the usual keys is answered from its decoded strings: {@link redactJsonValue} changes
- * such a value only where {@link redact} changes a string, which it does only where
- * {@link mayContainSecret} finds a candidate; its structure (the keys, the session id, the
- * timestamp: six bytes in seven of a thinking delta) is not searched. Any other line: the same
- * pre-check as {@link mayContainSecret} over its text.
- */
-export function jsonMayContainSecret(rawText: string, value?: unknown): boolean {
-  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-    const flat = flatObjectMayContainSecret(value as Record<string, unknown>);
-    if (flat !== undefined) return flat;
+function valueMayContainSecret(value: unknown, key: KeyState, depth: number): 0 | 1 | 2 {
+  if (typeof value === "string") return stringMayContainSecret(value, key) ? 1 : 0;
+  if (typeof value !== "object" || value === null) return 0;
+  if (depth >= MAX_JSON_DEPTH) return TOO_DEEP;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index += 1) {
+      const item: unknown = value[index];
+      if (typeof item === "string" && index > 0 && flagNamesSecret(value[index - 1], item))
+        return 1;
+      const found = valueMayContainSecret(item, key, depth + 1);
+      if (found !== 0) return found;
+    }
+    return 0;
   }
-  return mayContainSecret(rawText);
+  const object = value as Record<string, unknown>;
+  for (const name in object) {
+    const item = object[name];
+    const state = keyState(name);
+    if (typeof item === "string") {
+      if (state.namesSecret && item !== "" && item !== REPLACEMENT) return 1;
+      if (stringMayContainSecret(item, state)) return 1;
+      continue;
+    }
+    const found = valueMayContainSecret(item, state, depth + 1);
+    if (found !== 0) return found;
+  }
+  return 0;
+}
+
+/** Whether `item`, in an array after `previous`, is the value of a flag naming a secret. */
+function flagNamesSecret(previous: unknown, item: string): boolean {
+  return (
+    typeof previous === "string" &&
+    previous.startsWith("--") &&
+    !previous.includes("=") &&
+    item !== "" &&
+    item !== REPLACEMENT &&
+    isSecretName(previous)
+  );
+}
+
+// A `\u` escape of a printable ASCII character other than `"` and `\`, or an escaped `/`, after
+// an even run of backslashes (an odd one is an escaped backslash before plain text).
+const PLAIN_ESCAPE = /(?<!\\)((?:\\\\)*)\\(?:u00([2-7][0-9A-Fa-f])|\/)/g;
+
+/**
+ * Redact the text of a JSON value as it is, without parsing it (a value nested too deep to be
+ * redacted value by value): the escapes that can spell a secret's text (`\u0073k-`, `:\/\/`)
+ * are written plainly first, which leaves the same JSON value, then {@link redact}, whose rules
+ * keep JSON text valid.
+ */
+export function redactJsonText(json: string): string {
+  const plain = json.includes("\\")
+    ? json.replace(PLAIN_ESCAPE, (escape, backslashes: string, hex: string | undefined) => {
+        if (hex === undefined) return `${backslashes}/`;
+        const code = Number.parseInt(hex, 16);
+        return code === 0x22 || code === 0x5c || code === 0x7f
+          ? escape
+          : `${backslashes}${String.fromCharCode(code)}`;
+      })
+    : json;
+  const redacted = redact(plain);
+  return redacted === plain ? json : redacted;
 }
 
 /**
@@ -468,16 +530,7 @@ export function redactJsonValue(value: unknown): { value: unknown; changed: bool
   if (Array.isArray(value)) {
     let changed = false;
     const items = value.map((item, index) => {
-      const previous = index > 0 ? value[index - 1] : undefined;
-      if (
-        typeof previous === "string" &&
-        previous.startsWith("--") &&
-        !previous.includes("=") &&
-        isSecretName(previous) &&
-        typeof item === "string" &&
-        item !== "" &&
-        item !== REPLACEMENT
-      ) {
+      if (typeof item === "string" && index > 0 && flagNamesSecret(value[index - 1], item)) {
         changed = true;
         return REPLACEMENT;
       }
