@@ -468,14 +468,14 @@ function valueMayContainSecret(value: unknown, key: KeyState, depth: number): 0 
   const object = value as Record<string, unknown>;
   for (const name in object) {
     const item = object[name];
-    const state = keyState(name);
     if (typeof item === "string") {
+      const state = keyState(name);
       if (state.namesSecret && item !== "" && item !== REPLACEMENT) return 1;
       if (stringMayContainSecret(item, state)) return 1;
-      continue;
+    } else if (typeof item === "object" && item !== null) {
+      const found = valueMayContainSecret(item, keyState(name), depth + 1);
+      if (found !== 0) return found;
     }
-    const found = valueMayContainSecret(item, state, depth + 1);
-    if (found !== 0) return found;
   }
   return 0;
 }
