@@ -504,11 +504,11 @@ const PLAIN_ESCAPE = /(?<!\\)((?:\\\\)*)\\(?:u00([2-7][0-9A-Fa-f])|\/)/g;
  */
 export function redactJsonText(json: string): string {
   const plain = json.includes("\\")
-    ? json.replace(PLAIN_ESCAPE, (escape, backslashes: string, hex: string | undefined) => {
+    ? json.replace(PLAIN_ESCAPE, (sequence, backslashes: string, hex: string | undefined) => {
         if (hex === undefined) return `${backslashes}/`;
         const code = Number.parseInt(hex, 16);
         return code === 0x22 || code === 0x5c || code === 0x7f
-          ? escape
+          ? sequence
           : `${backslashes}${String.fromCharCode(code)}`;
       })
     : json;
