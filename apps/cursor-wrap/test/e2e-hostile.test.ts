@@ -1,6 +1,7 @@
 // End to end, hostile agent output: whatever the agent, its tools or an MCP server print, no
 // control sequence of theirs reaches a terminal (R-FMT5), while stream-json stays byte-identical.
 
+import { readFileSync } from "node:fs";
 import { agentEvents as ev, type Step } from "@cursor-wrap/testkit";
 import { describe, expect, it } from "vitest";
 import { checkNoSurvivorsAfterAll, logFiles, onTerminal, pty, run } from "./harness.js";
@@ -56,6 +57,36 @@ describe("hostile agent output", () => {
     const result = await run(["-p", "x"], { scenario });
     expect(result.stdout.toString()).toContain(JSON.stringify(`Done ${PWNED}`).slice(1, -1));
     expect(result.stderr).not.toMatch(ACTIVE);
+  });
+
+  it("survives JSON nested 20,000 levels deep in every format: the log redacted, the answer kept", async () => {
+    const deep = (inner: string) => `${"[".repeat(20_000)}${inner}${"]".repeat(20_000)}`;
+    const secret = "sk-proj-AbCdEf0123456789AbCdEf0123";
+    const lines = [
+      `{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":{"shellToolCall":{"args":{"command":${deep(`"${secret}"`)}}}},"session_id":"${context.sessionId}"}`,
+      `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Done"},${deep('{"password":"hunter2-0123456789"}')}]},"session_id":"${context.sessionId}"}`,
+      `{"type":"tool_call","subtype":"completed","call_id":"c1","tool_call":{"shellToolCall":{"args":{},"result":${deep('"ok"')}}},"session_id":"${context.sessionId}"}`,
+    ];
+    const deepScenario = [
+      line(ev.init(context)),
+      ...lines.map((value): Step => ({ type: "line", value })),
+      line(ev.result(context, "Done")),
+    ] as unknown as string;
+    for (const format of ["stream-json", "json", "text", "events"]) {
+      const result = await run(["-p", "--output-format", format, "x"], { scenario: deepScenario });
+      expect(result.stderr, format).not.toContain("wrapper crashed");
+      expect(result.code, format).toBe(0);
+      const stdout = result.stdout.toString();
+      if (format === "stream-json")
+        for (const value of lines) expect(stdout).toContain(`${value}\n`);
+      else expect(stdout, format).toContain("Done");
+      const log = logFiles(result)
+        .map((file) => readFileSync(file, "utf8"))
+        .join("");
+      expect(log).toContain("[REDACTED]");
+      expect(log).not.toContain("AbCdEf0123456789");
+      expect(log).not.toContain("hunter2");
+    }
   });
 
   it("never reaches the terminal from `logs show`", async () => {

@@ -71,6 +71,32 @@ describe("createFormatter('events')", () => {
     }
   });
 
+  it("writes a call whose arguments nest deeper than JSON.stringify goes, its depths noted", () => {
+    for (const depth of [20_000, 200_000]) {
+      const deep = `${"[".repeat(depth)}"ls"${"]".repeat(depth)}`;
+      const shapes = [
+        `{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":{"shellToolCall":{"args":{"command":${deep}}}}}`,
+        // The generic shape: its arguments are JSON text, parsed for the contract.
+        `{"type":"tool_call","subtype":"started","call_id":"c2","tool_call":{"function":{"name":"f","arguments":${JSON.stringify(`{"a":${deep}}`)}}}}`,
+      ];
+      for (const line of shapes) {
+        const { out, formatter, feed } = setUp();
+        formatter.startTurn();
+        feed([parseLine(line)]);
+        formatter.endTurn(summary);
+        formatter.close();
+        const events = out.events();
+        const call = events.find((event) => event.type === "tool_call");
+        expect(call?.data.status).toBe("started");
+        expect(JSON.stringify(call?.data.args)).toContain('"[nested too deep to write]"');
+        expect(events.at(-1)?.type).toBe("done");
+        for (const event of events) {
+          expect(contractSchemas.ContractEvent.safeParse(event).success).toBe(true);
+        }
+      }
+    }
+  });
+
   it("a hang retried, then one that ends the turn: HANG non-fatal, then fatal, done error", () => {
     const { out, formatter, feed } = setUp();
     formatter.startTurn();

@@ -107,6 +107,35 @@ export function createContractStream(
   };
 }
 
+/** What stands for a value nested deeper than an events line keeps. */
+const TOO_DEEP_NOTE = "[nested too deep to write]";
+/** Levels of an event an events line keeps when the whole is too deep to serialize. */
+const LINE_DEPTH = 64;
+
+/**
+ * An event as one line of JSON. A call's arguments are the agent's and can nest thousands of
+ * levels deep, deeper than `JSON.stringify` can go (it throws a RangeError): then the line keeps
+ * the event's first {@link LINE_DEPTH} levels and writes {@link TOO_DEEP_NOTE} for what lies
+ * below (the session log has the agent's line as it came).
+ */
+function eventLine(event: unknown): string {
+  try {
+    return `${JSON.stringify(event)}\n`;
+  } catch {
+    return `${JSON.stringify(shallowCopy(event, LINE_DEPTH))}\n`;
+  }
+}
+
+function shallowCopy(value: unknown, depth: number): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (depth === 0) return TOO_DEEP_NOTE;
+  if (Array.isArray(value)) return value.map((item) => shallowCopy(item, depth - 1));
+  // fromEntries defines each key as the object's own (`__proto__` included).
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [key, shallowCopy(item, depth - 1)]),
+  );
+}
+
 /**
  * `--output-format events`: the adapter contract's normalised stream, one JSON object per line
  * (see {@link createContractStream}); the lines of one chunk of agent output are written
@@ -123,7 +152,7 @@ export function createEventsFormatter(out: Output, options: ContractStreamOption
     out.write(text);
   };
   const stream = createContractStream((events) => {
-    for (const event of events) held += `${JSON.stringify(event)}\n`;
+    for (const event of events) held += eventLine(event);
     if (!flushQueued) {
       flushQueued = true;
       queueMicrotask(flush);
