@@ -7,6 +7,7 @@ export {
   DEFAULT_THRESHOLDS,
   DEFAULT_TOOL_TIMEOUTS,
 } from "./monitor.js";
+export { CALLS_LISTED } from "./reasons.js";
 export type {
   SimulateOptions,
   SimulationEntry,

@@ -370,8 +370,16 @@ export function phaseOf(state: MonitorState): Phase {
   return state.lastPhase ?? "working";
 }
 
-/** The running tool calls as of `now`. */
-export function openCallDetails(state: MonitorState, now: number): OpenCallDetail[] {
+/**
+ * The running tool calls as of `now`, in the order they started. With `limit`, at most that
+ * many: those nearest their deadline or furthest past it (a verdict's or a warning's words, a
+ * log record and a report name these; an agent can leave any number of calls open).
+ */
+export function openCallDetails(
+  state: MonitorState,
+  now: number,
+  limit?: number,
+): OpenCallDetail[] {
   const details: OpenCallDetail[] = [];
   for (const call of state.openCalls.values()) {
     const elapsedMs = Math.round(now - call.startedAt);
@@ -386,12 +394,24 @@ export function openCallDetails(state: MonitorState, now: number): OpenCallDetai
     if (call.timeoutMs !== undefined) detail.timeoutMs = call.timeoutMs;
     details.push(detail);
   }
-  return details;
+  if (limit === undefined || details.length <= limit) return details;
+  const kept = new Set(
+    details
+      .map((detail, index) => ({ remainingMs: detail.remainingMs, index }))
+      .sort((a, b) => a.remainingMs - b.remainingMs || a.index - b.index)
+      .slice(0, limit)
+      .map(({ index }) => index),
+  );
+  return details.filter((_, index) => kept.has(index));
 }
 
-/** The background work as of `now`. */
-export function backgroundDetails(state: MonitorState, now: number): BackgroundDetail[] {
-  return [...state.backgroundWork.values()].map((work) => {
+/** The background work as of `now`, oldest first; with `limit`, at most that many. */
+export function backgroundDetails(
+  state: MonitorState,
+  now: number,
+  limit = Number.POSITIVE_INFINITY,
+): BackgroundDetail[] {
+  return [...state.backgroundWork.values()].slice(0, limit).map((work) => {
     const detail: BackgroundDetail = { id: work.id, elapsedMs: Math.round(now - work.since) };
     if (work.pid !== undefined) detail.pid = work.pid;
     if (work.label !== undefined) detail.label = work.label;

@@ -290,6 +290,46 @@ describe("reasonFor", () => {
   });
 });
 
+describe("many open calls", () => {
+  // An agent can leave any number of calls open: 100,000 made each message and record megabytes.
+  const calls = Array.from({ length: 25 }, (_, index) => ({
+    id: `c${index}`,
+    startedAt: 0,
+    // c24 and c20 are past their deadline; the others have a minute, the earliest a little less.
+    limitMs: index === 24 ? 5_000 : index === 20 ? 8_000 : 60_000 + index,
+  }));
+
+  it("a reason names the ten nearest or past their deadline, in the order they started, and counts all", () => {
+    const state = stateWith({ lastAt: 0, calls });
+    const reason = reasonFor("tool", "hang", state, thresholdsWith(), 30_000);
+    expect(reason.openCallCount).toBe(25);
+    expect(reason.openCalls.map((call) => call.id)).toEqual([
+      ...["c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7"],
+      ...["c20", "c24"],
+    ]);
+    expect(reason.message).toMatch(/^25 tool calls past their deadlines, silent for 30\.0s: /);
+    expect(reason.message).toContain(
+      "shell 30.0s of 8.0s; shell 30.0s of 5.0s; and 15 more (no output yet)",
+    );
+  });
+
+  it("background work likewise: the ten oldest, and a count", () => {
+    const background = Array.from({ length: 12 }, (_, index) => ({ id: `b${index}`, since: 0 }));
+    const state = stateWith({ lastAt: 0, background });
+    const reason = reasonFor("background", "hang", state, thresholdsWith(), 30_000);
+    expect(reason.background?.map((work) => work.id)).toEqual(
+      background.slice(0, 10).map((work) => work.id),
+    );
+    expect(reason.message).toContain("b8, b9, and 2 more (no output yet)");
+  });
+
+  it("a warning too", () => {
+    const warning = softWarningFor("tool", 60_000, stateWith({ calls }), 30_000);
+    expect(warning.message.split("; ")).toHaveLength(12);
+    expect(warning.message).toMatch(/; and 15 more$/);
+  });
+});
+
 describe("softWarningFor", () => {
   it.each([
     {

@@ -21,24 +21,32 @@ import type {
 // The monitor's wording: every message it returns is written here, from the state and the
 // thresholds, and nothing here decides anything.
 
-/** `shell "sleep 5" 40.0s of 40.0s; mcp 2m of 10m 30s`. */
-export function describeCalls(calls: readonly OpenCallDetail[]): string {
-  return calls
+/** Open calls a reason or a warning names; the rest are counted (`; and 5 more`). */
+export const CALLS_LISTED = 10;
+
+/** `shell "sleep 5" 40.0s of 40.0s; mcp 2m of 10m 30s`; `…; and 5 more` when `total` is more. */
+export function describeCalls(calls: readonly OpenCallDetail[], total = calls.length): string {
+  const listed = calls
     .map((call) => {
       const what = call.label ? `${call.kind} ${JSON.stringify(call.label)}` : call.kind;
       return `${what} ${formatDuration(call.elapsedMs)} of ${formatDuration(call.limitMs)}`;
     })
     .join("; ");
+  return total > calls.length ? `${listed}; and ${total - calls.length} more` : listed;
 }
 
-/** `"npm run dev" (pid 42), bg-2`. */
-export function describeBackground(details: readonly BackgroundDetail[]): string {
-  return details
+/** `"npm run dev" (pid 42), bg-2`; `…, and 5 more` when `total` is more. */
+export function describeBackground(
+  details: readonly BackgroundDetail[],
+  total = details.length,
+): string {
+  const listed = details
     .map((work) => {
       const what = work.label ? JSON.stringify(work.label) : work.id;
       return `${what}${work.pid !== undefined ? ` (pid ${work.pid})` : ""}`;
     })
     .join(", ");
+  return total > details.length ? `${listed}, and ${total - details.length} more` : listed;
 }
 
 /** What a sample over `spanMs` showed, for reasons and records. */
@@ -98,15 +106,15 @@ const MESSAGES: { readonly [Kind in ReasonKind]: (context: ReasonContext) => str
   idle: ({ state, thresholds, now, idleMs, last }) =>
     `no output for ${formatDuration(idleMs)} with no tool running${last}${livenessNote(state, thresholds, now)}`,
   tool: ({ state, thresholds, now, idleMs, openCalls, last }) =>
-    `${openCalls.length} tool call${plural(openCalls.length, "", "s")} past ${plural(
-      openCalls.length,
+    `${state.openCalls.size} tool call${plural(state.openCalls.size, "", "s")} past ${plural(
+      state.openCalls.size,
       "its deadline",
       "their deadlines",
-    )}, silent for ${formatDuration(idleMs)}: ${describeCalls(openCalls)}${last}${livenessNote(state, thresholds, now)}`,
+    )}, silent for ${formatDuration(idleMs)}: ${describeCalls(openCalls, state.openCalls.size)}${last}${livenessNote(state, thresholds, now)}`,
   background: ({ state, thresholds, now, idleMs, last }) =>
     `waited ${formatDuration(idleMs)} on background work, past its budget of ${formatDuration(
       thresholds.backgroundWaitMs,
-    )}: ${describeBackground(backgroundDetails(state, now))}${last}`,
+    )}: ${describeBackground(backgroundDetails(state, now, CALLS_LISTED), state.backgroundWork.size)}${last}`,
   linger: ({ state, thresholds, now }) =>
     `process still running ${formatDuration(now - (state.doneAt ?? now))} after its result${livenessNote(state, thresholds, now)}`,
   budget: ({ state, thresholds, now, last }) =>
@@ -114,7 +122,8 @@ const MESSAGES: { readonly [Kind in ReasonKind]: (context: ReasonContext) => str
       thresholds.maxTurnMs ?? 0,
     )}${last}`,
   none: ({ state, verdict, idleMs, openCalls, last }) => {
-    if (verdict === "waiting") return `waiting on ${describeCalls(openCalls)}`;
+    if (verdict === "waiting")
+      return `waiting on ${describeCalls(openCalls, state.openCalls.size)}`;
     if (state.exited) return "process exited";
     if (state.doneAt !== undefined) return "turn completed";
     return `quiet for ${formatDuration(idleMs)}${last}`;
@@ -130,11 +139,12 @@ export function reasonFor(
   now: number,
 ): Reason {
   const idleMs = Math.round(now - state.lastAt);
-  const openCalls = openCallDetails(state, now);
+  const openCalls = openCallDetails(state, now, CALLS_LISTED);
   const last = state.lastEventType ? ` (last event: ${state.lastEventType})` : " (no output yet)";
   const message = MESSAGES[kind]({ state, thresholds, now, verdict, idleMs, openCalls, last });
-  const reason: Reason = { kind, idleMs, openCallCount: openCalls.length, openCalls, message };
-  if (kind === "background") reason.background = backgroundDetails(state, now);
+  const openCallCount = state.openCalls.size;
+  const reason: Reason = { kind, idleMs, openCallCount, openCalls, message };
+  if (kind === "background") reason.background = backgroundDetails(state, now, CALLS_LISTED);
   const { decision } = state.samples;
   if (decision && (kind === "idle" || kind === "tool" || kind === "linger")) {
     reason.liveness = decision.report;
@@ -159,12 +169,14 @@ export function softWarningFor(
       break;
     case "tool":
       message = `tool call${plural(state.openCalls.size, "", "s")} running long; hang in ${firesIn}: ${describeCalls(
-        openCallDetails(state, now),
+        openCallDetails(state, now, CALLS_LISTED),
+        state.openCalls.size,
       )}`;
       break;
     case "background":
       message = `waiting on background work for ${formatDuration(now - state.lastAt)}: ${describeBackground(
-        backgroundDetails(state, now),
+        backgroundDetails(state, now, CALLS_LISTED),
+        state.backgroundWork.size,
       )}; verdict in ${firesIn} if it goes on`;
       break;
     default: {

@@ -133,9 +133,14 @@ export interface Reason {
   kind: ReasonKind;
   /** Time since the last signal of any kind (or since the monitor started), ms. */
   idleMs: number;
+  /** Every call open at the verdict. */
   openCallCount: number;
   lastEventType?: string;
   sessionId?: string;
+  /**
+   * The open calls, at most 10 (`CALLS_LISTED`): those nearest or furthest past their
+   * deadline, in the order they started.
+   */
   openCalls: OpenCallDetail[];
   /** Background work the agent was waiting on (kind `background`). */
   background?: BackgroundDetail[];
