@@ -279,6 +279,30 @@ describe("errors and done", () => {
     ]);
   });
 
+  it("keeps only counts a count can be: negative, hexadecimal or infinite ones are dropped", () => {
+    const out = normalise(
+      lines({
+        type: "result",
+        subtype: "success",
+        is_error: false,
+        result: "ok",
+        duration_ms: -5,
+        session_id: "s",
+        usage: {
+          inputTokens: "12",
+          outputTokens: 1e308,
+          cacheReadTokens: -3,
+          cacheWriteTokens: "0x10",
+        },
+      }),
+    );
+    const usage = out.find((event) => event.type === "usage");
+    expect(usage?.data).toEqual({ promptTokens: 12, completionTokens: 1e308 });
+    for (const event of out)
+      expect(contractSchemas.ContractEvent.safeParse(event).success).toBe(true);
+    expect(resultInfo(lines({ type: "result", duration_ms: -5 })[0]!)?.durationMs).toBeUndefined();
+  });
+
   it("a verdict's code from the table; unknown names are AGENT_ERROR", () => {
     expect(contractErrorCode("hang")).toBe("HANG");
     expect(contractErrorCode("auth")).toBe("MODEL_AUTH_ERROR");

@@ -3,7 +3,7 @@ import { eventTypeOf } from "./event-type.js";
 import { isPlausibleSessionId } from "./session-id.js";
 import { toolCallInfo, toolCallParts } from "./tool-call.js";
 import type { EventLike } from "./types.js";
-import { arrayAt, booleanAt, isObject, numberAt, objectAt, stringAt } from "./values.js";
+import { arrayAt, booleanAt, countAt, isObject, numberAt, objectAt, stringAt } from "./values.js";
 
 /** The agent's own `timestamp_ms` on an event (thinking, mid-turn assistant, tool calls), if any. */
 export function timestampOf(event: EventLike): number | undefined {
@@ -149,9 +149,9 @@ export function resultInfo(event: EventLike): ResultInfo | undefined {
     isError: booleanAt(data, "is_error") === true || event.subtype === "error",
     text: stringAt(data, "result") ?? stringAt(data, "error") ?? "",
   };
-  const durationMs = numberAt(data, "duration_ms");
+  const durationMs = countAt(data, "duration_ms");
   if (durationMs !== undefined) info.durationMs = durationMs;
-  const durationApiMs = numberAt(data, "duration_api_ms");
+  const durationApiMs = countAt(data, "duration_api_ms");
   if (durationApiMs !== undefined) info.durationApiMs = durationApiMs;
   const sessionId = sessionIdAt(data);
   if (sessionId !== undefined) info.sessionId = sessionId;
@@ -166,7 +166,7 @@ export function resultInfo(event: EventLike): ResultInfo | undefined {
       "cacheReadTokens",
       "cacheWriteTokens",
     ] as const) {
-      const value = numberAt(usage, key);
+      const value = countAt(usage, key);
       if (value !== undefined) counts[key] = value;
     }
     info.usage = counts;

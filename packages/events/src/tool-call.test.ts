@@ -423,6 +423,29 @@ describe("toolResult outcomes", () => {
     });
   });
 
+  it("finds a known outcome after keys of the agent's own (`toString`, `__proto__`)", () => {
+    for (const before of ['"toString":"x"', '"__proto__":{"a":1}', '"isBackground":false']) {
+      const event = parseLine(
+        `{"type":"tool_call","subtype":"completed","call_id":"c","tool_call":{"readToolCall":{"args":{"path":"a"},"result":{${before},"success":{"content":"x"}}}}}`,
+      );
+      expect(toolOutcome(event), before).toBe("success");
+      expect(toolResult(event)?.ok, before).toBe(true);
+    }
+  });
+
+  it("reads a declared timeout as a number, or a numeric string in decimal only", () => {
+    const timeout = (value: unknown) =>
+      toolCallInfo(
+        toolEvent("started", "shellToolCall", { args: { command: "x", timeout: value } }),
+      )?.timeoutMs;
+    expect(timeout(30_000)).toBe(30_000);
+    expect(timeout("30000")).toBe(30_000);
+    expect(timeout(" 1.5e3 ")).toBe(1_500);
+    for (const value of ["0x10", "0b101", "0o17", "Infinity", "1_000", "", " "]) {
+      expect(timeout(value), value).toBeUndefined();
+    }
+  });
+
   it("renders an unknown outcome key by its name", () => {
     expect(completed({ somethingNew: { x: 1 } })).toMatchObject({
       outcome: "somethingNew",

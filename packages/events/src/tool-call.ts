@@ -6,7 +6,7 @@ import {
   type ToolSuccessSummary,
   unknownToolKind,
 } from "./tool-kinds.js";
-import { isPendingOutcome } from "./tool-outcomes.js";
+import { isPendingOutcome, KNOWN_OUTCOMES } from "./tool-outcomes.js";
 import type { EventLike, JsonObject } from "./types.js";
 import { firstLine, firstString, isObject, numberAt, objectAt, stringAt, tail } from "./values.js";
 
@@ -127,11 +127,18 @@ export function toolCallInfo(event: EventLike): ToolCallInfo | undefined {
   return info;
 }
 
+/**
+ * The key of `result` that names the outcome: the first one known (`success`, a failure, a
+ * pending state), else the first other than `isBackground` (an outcome a newer CLI added).
+ * Keys of the agent's own (`toString`, `__proto__`) before `success` do not hide it.
+ */
 function outcomeKey(result: JsonObject): string | undefined {
+  let first: string | undefined;
   for (const key in result) {
-    if (key !== "isBackground") return key;
+    if (KNOWN_OUTCOMES.has(key)) return key;
+    if (first === undefined && key !== "isBackground") first = key;
   }
-  return undefined;
+  return first;
 }
 
 function failureSummary(outcome: string, payload: unknown): ToolSuccessSummary {

@@ -31,3 +31,10 @@ const PENDING: ReadonlySet<string> = new Set(PENDING_OUTCOMES);
 export function isPendingOutcome(outcome: string): boolean {
   return PENDING.has(outcome);
 }
+
+/** Every outcome key this side knows: `success`, the failures, the pending states. */
+export const KNOWN_OUTCOMES: ReadonlySet<string> = new Set([
+  "success",
+  ...FAILURE_OUTCOMES,
+  ...PENDING_OUTCOMES,
+]);

@@ -18,16 +18,29 @@ export function stringAt(value: unknown, key: string): string | undefined {
   return typeof child === "string" ? child : undefined;
 }
 
-/** A finite number, also when sent as a numeric string (cursor-agent does both). */
+// A number written in decimal, as JSON writes one (no `0x10`, `0b1`, `Infinity`), maybe with
+// white space around it.
+const DECIMAL = /^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
+
+/**
+ * A finite number, also when sent as a numeric string (cursor-agent does both) written in
+ * decimal: `Number()` would read `"0x10"` as 16.
+ */
 export function numberAt(value: unknown, key: string): number | undefined {
   if (!isObject(value)) return undefined;
   const child = value[key];
   if (typeof child === "number") return Number.isFinite(child) ? child : undefined;
-  if (typeof child === "string" && child.trim() !== "") {
+  if (typeof child === "string" && DECIMAL.test(child)) {
     const parsed = Number(child);
     return Number.isFinite(parsed) ? parsed : undefined;
   }
   return undefined;
+}
+
+/** A count or a duration: a {@link numberAt} that is not negative. */
+export function countAt(value: unknown, key: string): number | undefined {
+  const count = numberAt(value, key);
+  return count !== undefined && count >= 0 ? count : undefined;
 }
 
 export function booleanAt(value: unknown, key: string): boolean | undefined {

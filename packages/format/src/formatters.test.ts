@@ -710,6 +710,15 @@ describe("text", () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it("shows every field of an event it does not know, `__proto__` included", () => {
+    const { out } = render("text", [
+      parseLine('{"type":"mystery","__proto__":{"hidden":1},"b":2}'),
+      parseLine('{"type":"mystery","__proto__":{"only":1}}'),
+    ]);
+    expect(out.text()).toContain('· mystery {"__proto__":{"hidden":1},"b":2}');
+    expect(out.text()).toContain('· mystery {"__proto__":{"only":1}}');
+  });
+
   it("prints no control sequences without a terminal or with NO_COLOR", () => {
     const capture = realCaptures().find(
       (candidate) => candidate.name === "reifying-cursor-hack--parallel-sleep",

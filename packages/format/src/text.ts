@@ -36,8 +36,9 @@ function defaultColor(out: Output): boolean {
 }
 
 function compact(data: Record<string, unknown>): string {
-  const rest: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(data)) if (!IGNORED_FIELDS.has(key)) rest[key] = value;
+  // fromEntries defines each key as the object's own: a `__proto__` field is shown, not made
+  // the copy's prototype (and so hidden).
+  const rest = Object.fromEntries(Object.entries(data).filter(([key]) => !IGNORED_FIELDS.has(key)));
   if (Object.keys(rest).length === 0) return "";
   let text: string;
   try {
