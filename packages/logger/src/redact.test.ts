@@ -245,7 +245,9 @@ describe("redactJsonValue", () => {
       changed: true,
     });
     const clean = { a: [1, "two"] };
-    expect(redactJsonValue(clean)).toEqual({ value: clean, changed: false });
+    const kept = redactJsonValue(clean);
+    expect(kept.changed).toBe(false);
+    expect(kept.value).toBe(clean);
   });
 });
 
@@ -290,6 +292,23 @@ describe("the raw records, redacted as a reader would see them", () => {
       const parts = encoder().encode(clean);
       expect(Buffer.concat(parts).toString("utf8")).toContain(nest('"task-list"'));
     }
+  });
+
+  it("redactJsonValue replaces a part nested too deep whole, and only if it may hold a secret", () => {
+    const nest = (inner: unknown, depth: number): unknown => {
+      let value = inner;
+      for (let level = 0; level < depth; level += 1) value = [value];
+      return value;
+    };
+    const secret = redactJsonValue({ a: nest("sk-proj-AbCdEf0123456789AbCdEf0123", 20_000) });
+    expect(secret.changed).toBe(true);
+    const text = JSON.stringify(secret.value);
+    expect(text).not.toContain("AbCdEf0123456789");
+    expect(text).toContain('"[REDACTED]"');
+    const clean = { a: nest("task-list", 20_000) };
+    const kept = redactJsonValue(clean);
+    expect(kept.changed).toBe(false);
+    expect(kept.value).toBe(clean);
   });
 
   it("writes plainly only the escapes that cannot change a JSON value's meaning", () => {

@@ -480,6 +480,37 @@ function valueMayContainSecret(value: unknown, key: KeyState, depth: number): 0 
   return 0;
 }
 
+/**
+ * Whether {@link redactJsonValue} would change a value, at any depth: each string redacted, each
+ * key and flag looked at, walking with a stack of its own instead of recursion (slower: for the
+ * rare value nested past {@link MAX_JSON_DEPTH}).
+ */
+function deepValueHasSecret(root: unknown): boolean {
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === "string") {
+      if (redact(value) !== value) return true;
+    } else if (Array.isArray(value)) {
+      for (let index = 0; index < value.length; index += 1) {
+        const item: unknown = value[index];
+        if (typeof item === "string" && index > 0 && flagNamesSecret(value[index - 1], item))
+          return true;
+        pending.push(item);
+      }
+    } else if (typeof value === "object" && value !== null) {
+      const object = value as Record<string, unknown>;
+      for (const name in object) {
+        const item = object[name];
+        if (typeof item === "string" && item !== "" && item !== REPLACEMENT && isSecretName(name))
+          return true;
+        pending.push(item);
+      }
+    }
+  }
+  return false;
+}
+
 /** Whether `item`, in an array after `previous`, is the value of a flag naming a secret. */
 function flagNamesSecret(previous: unknown, item: string): boolean {
   return (
@@ -520,9 +551,16 @@ export function redactJsonText(json: string): string {
  * Redact a parsed JSON value as a reader of the log would see it: every string (decoded, so
  * escaped forms are caught), the values of keys that name secrets (`CURSOR_API_KEY`, `apiKey`,
  * `password`, …), and in arrays the string after a flag that names one (`["--token", "…"]`).
- * Returns the same value when nothing changed.
+ * Returns the same value when nothing changed. Below {@link MAX_JSON_DEPTH} levels a value that
+ * holds a secret is replaced whole by `[REDACTED]`: going on value by value could exhaust the
+ * stack (a session log redacts such a line by its text).
  */
-export function redactJsonValue(value: unknown): { value: unknown; changed: boolean } {
+export function redactJsonValue(value: unknown, depth = 0): { value: unknown; changed: boolean } {
+  if (depth >= MAX_JSON_DEPTH && typeof value === "object" && value !== null) {
+    return deepValueHasSecret(value)
+      ? { value: REPLACEMENT, changed: true }
+      : { value, changed: false };
+  }
   if (typeof value === "string") {
     const text = redact(value);
     return { value: text, changed: text !== value };
@@ -534,7 +572,7 @@ export function redactJsonValue(value: unknown): { value: unknown; changed: bool
         changed = true;
         return REPLACEMENT;
       }
-      const redacted = redactJsonValue(item);
+      const redacted = redactJsonValue(item, depth + 1);
       changed ||= redacted.changed;
       return redacted.value;
     });
@@ -547,7 +585,7 @@ export function redactJsonValue(value: unknown): { value: unknown; changed: bool
         changed = true;
         return [key, REPLACEMENT] as const;
       }
-      const redacted = redactJsonValue(item);
+      const redacted = redactJsonValue(item, depth + 1);
       changed ||= redacted.changed;
       return [key, redacted.value] as const;
     });
