@@ -128,6 +128,26 @@ describe("startAcpProxy: a transparent proxy", () => {
     expect(h.recorded("acp_negotiated")).toMatchObject([{ version: 1, load_session: true }]);
   });
 
+  it("renames an id the agent reuses while the first is open, a byte order mark before it or not", async () => {
+    const h = start();
+    await h.settle();
+    const ask = '"method":"cursor/ask_question","params":{"questions":[]}}\n';
+    h.agent.sendRaw(`{"jsonrpc":"2.0","id":7,${ask}`);
+    h.agent.sendRaw(`\ufeff{"jsonrpc":"2.0","id":7,${ask}`);
+    await h.settle();
+    const asked = h.editor.find((message) => message.method === "cursor/ask_question");
+    expect(asked.map((message) => message.id)).toEqual([7, "cursor-wrap:1:7"]);
+    // The editor answers the renamed one (with a byte order mark), then the first.
+    h.editor.sendRaw('\ufeff{"jsonrpc":"2.0","id":"cursor-wrap:1:7","result":{"n":2}}\n');
+    h.editor.sendRaw('{"jsonrpc":"2.0","id":7,"result":{"n":1}}\n');
+    await h.settle();
+    expect(h.agent.find((message) => message.id === 7).map((message) => message.result)).toEqual([
+      { n: 2 },
+      { n: 1 },
+    ]);
+    expect(h.agents).toHaveLength(1);
+  });
+
   it("keeps lines from the agent that are not JSON-RPC away from the editor", async () => {
     const h = start();
     await h.settle();

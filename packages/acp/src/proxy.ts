@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import {
   createPendingRequests,
+  lineValue,
   loggedId,
   messageLine,
   type PendingRequest,
@@ -53,6 +54,7 @@ import {
   createMessageReader,
   createMessageWriter,
   type Incoming,
+  isObject,
   type JsonObject,
   type JsonRpcId,
   type MessageReader,
@@ -1193,18 +1195,18 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
             return;
           }
           if (request.editorId !== request.id) {
-            // The id was changed on the way out: the agent gets its own back, exactly.
-            const {
-              jsonrpc: _jsonrpc,
-              id: _id,
-              ...rest
-            } = JSON.parse(item.raw.toString("utf8")) as JsonObject;
-            toAgent({
-              ...item,
-              raw: Buffer.from(messageLine({ ...rest, id: request.id })),
-              unterminated: false,
-            });
-            return;
+            // The id was changed on the way out: the agent gets its own back, exactly. The
+            // line is read as the reader read it (a byte order mark before it is dropped).
+            const value = lineValue(item.raw);
+            if (isObject(value)) {
+              const { jsonrpc: _jsonrpc, id: _id, ...rest } = value;
+              toAgent({
+                ...item,
+                raw: Buffer.from(messageLine({ ...rest, id: request.id })),
+                unterminated: false,
+              });
+              return;
+            }
           }
         } else if (withdrawn.has(key)) {
           record("acp_answer_dropped", {
@@ -1525,9 +1527,11 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     if (editorId === item.id) {
       toEditor.forward(item.raw, !item.unterminated);
     } else {
-      const value = JSON.parse(item.raw.toString("utf8")) as JsonObject;
-      const { jsonrpc: _jsonrpc, ...rest } = value;
-      tellEditor({ ...rest, id: editorId } as OwnMessage);
+      const value = lineValue(item.raw);
+      if (isObject(value)) {
+        const { jsonrpc: _jsonrpc, ...rest } = value;
+        tellEditor({ ...rest, id: editorId } as OwnMessage);
+      } else toEditor.forward(item.raw, !item.unterminated);
     }
     for (const turn of request.turns) {
       turn.monitor.observe({ type: "activity", eventType: item.method }, at);

@@ -27,6 +27,7 @@ export {
   exactId,
   idKey,
   JSON_RPC_ERRORS,
+  lineValue,
   loggedId,
   loggedIdJson,
   messageLine,

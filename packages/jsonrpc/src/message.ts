@@ -188,6 +188,18 @@ export function classifyValue(value: unknown, line?: Uint8Array): JsonRpcMessage
 }
 
 /**
+ * The JSON value of a line's bytes, decoded as {@link classifyLine} decodes them (UTF-8, a
+ * leading byte order mark dropped); undefined when they are not UTF-8 JSON. Never throws.
+ */
+export function lineValue(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(utf8.decode(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Classify the bytes of one line (without its `\n`). Never throws. A line that does not parse
  * is `truncated` when it is the valid beginning of an object or array (it may go on in the
  * next line), else `not-json`.
