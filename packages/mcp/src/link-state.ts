@@ -62,7 +62,9 @@ export interface LinkState {
   answer(line: string): void;
   /** A request got its one answer: a second one is dropped. */
   answered(id: JsonRpcId): void;
-  /** Whether the request had its answer (and forget that it had: once). */
+  /** Whether the request had its answer (remembered until the client reuses its id). */
+  wasAnswered(id: JsonRpcId): boolean;
+  /** Whether the request had its answer, and forget that it had (the client reuses its id). */
   takeAnswered(id: JsonRpcId): boolean;
   /** Stop reading the client for a reason of its own, or resume when none is left. */
   pauseClient(why: string): void;
@@ -91,7 +93,7 @@ export const errorData = (
  */
 export function createAnsweredIds(
   generation = ANSWERED_GENERATION,
-): Pick<LinkState, "answered" | "takeAnswered"> {
+): Pick<LinkState, "answered" | "wasAnswered" | "takeAnswered"> {
   let newer = createKeyTable<number | string, true>();
   let older = createKeyTable<number | string, true>();
   const entry = (id: JsonRpcId): number | string =>
@@ -107,6 +109,10 @@ export function createAnsweredIds(
       }
       older.take(key);
       newer.set(key, true);
+    },
+    wasAnswered(id) {
+      const key = entry(id);
+      return newer.has(key) || older.has(key);
     },
     takeAnswered(id) {
       const key = entry(id);

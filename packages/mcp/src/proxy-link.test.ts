@@ -258,15 +258,41 @@ describe("linkMcpPeers: one answer per request, also for lines above the cap (it
     expect(t.answersFor(3)).toHaveLength(1);
   });
 
-  it("drops a second answer to one request", async () => {
+  it("drops a second answer to one request, and a third", async () => {
     const t = setUp();
     t.send(call(4));
     await settle();
     t.reply({ id: 4, result: { n: 1 } });
     t.reply({ id: 4, result: { n: 2 } });
+    t.reply({ id: 4, result: { n: 3 } });
     await settle();
     expect(t.answersFor(4)).toEqual([{ jsonrpc: "2.0", id: 4, result: { n: 1 } }]);
-    expect(t.names()).toContain("mcp_duplicate_response");
+    expect(t.names().filter((name) => name === "mcp_duplicate_response")).toHaveLength(2);
+  });
+
+  it("drops every answer after a timeout's error, not only the first", async () => {
+    const t = setUp();
+    t.send(call(5));
+    await settle();
+    await vi.advanceTimersByTimeAsync(3_000);
+    for (const n of [1, 2, 3]) t.reply({ id: 5, result: { n } });
+    await settle();
+    expect(t.answersFor(5)).toHaveLength(1);
+    expect(t.answersFor(5)[0]).toMatchObject({ error: { code: -32001 } });
+    expect(t.names()).not.toContain("mcp_unknown_response");
+  });
+
+  it("passes the answer to a request that reuses an answered id", async () => {
+    const t = setUp();
+    t.send(call(6));
+    await settle();
+    t.reply({ id: 6, result: { n: 1 } });
+    await settle();
+    t.send(call(6));
+    await settle();
+    t.reply({ id: 6, result: { n: 2 } });
+    await settle();
+    expect(t.answersFor(6).map((answer) => answer.result)).toEqual([{ n: 1 }, { n: 2 }]);
   });
 });
 

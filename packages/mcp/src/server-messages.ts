@@ -35,7 +35,8 @@ function settleResponse(state: LinkState, id: JsonRpcId): boolean {
     });
     return false;
   }
-  if (state.takeAnswered(id)) {
+  // Every later answer too, not only the second: the client gets one per request.
+  if (state.wasAnswered(id)) {
     state.record("mcp_duplicate_response", {
       id: loggedId(id),
       summary: "a second response to a request already answered: dropped",
