@@ -282,6 +282,29 @@ describe("linkMcpPeers: one answer per request, also for lines above the cap (it
     expect(t.names()).not.toContain("mcp_unknown_response");
   });
 
+  it("answers a request at once when the server's answer is not UTF-8, instead of timing out", async () => {
+    const t = setUp();
+    t.send(call(7));
+    await settle();
+    // A Latin-1 é in the result: the line cannot be passed on as JSON text.
+    t.serverInput.write(
+      Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":7,"result":{"text":"caf'),
+        Buffer.from([0xe9]),
+        Buffer.from('"}}\n'),
+      ]),
+    );
+    await settle();
+    const [answer] = t.answersFor(7);
+    expect(answer).toMatchObject({
+      id: 7,
+      error: { message: expect.stringContaining("not valid UTF-8") },
+    });
+    expect(t.names()).toContain("mcp_invalid_line");
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(t.answersFor(7)).toHaveLength(1);
+  });
+
   it("passes the answer to a request that reuses an answered id", async () => {
     const t = setUp();
     t.send(call(6));

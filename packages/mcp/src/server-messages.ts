@@ -4,6 +4,7 @@
 // a long line passes in pieces only when its head shows a message whose id is known.
 
 import {
+  classifyValue,
   errorResponse,
   type JsonRpcId,
   loggedId,
@@ -75,16 +76,50 @@ function failOversizeAnswer(
   request: PendingRequest<RequestMeta>,
   why: string,
 ): void {
+  failUnpassableAnswer(
+    state,
+    request,
+    `a line longer than the proxy's ${formatBytes(state.maxLineBytes)} line cap that ${why}`,
+    { maxLineBytes: state.maxLineBytes },
+  );
+}
+
+/** A request answered with `what`, which cannot be passed on: an error now, not a timeout. */
+function failUnpassableAnswer(
+  state: LinkState,
+  request: PendingRequest<RequestMeta>,
+  what: string,
+  data?: Record<string, unknown>,
+): void {
   const meta = request.meta;
+  forgetProgress(state, meta);
   state.answered(meta.id);
   state.answer(
     errorResponse(
       meta.id,
       SERVER_GONE_CODE,
-      `MCP server "${state.serverId}" answered ${describeRequest(meta.method, meta.tool)} with a line longer than the proxy's ${formatBytes(state.maxLineBytes)} line cap that ${why}`,
-      errorData(state.serverId, meta, { maxLineBytes: state.maxLineBytes }),
+      `MCP server "${state.serverId}" answered ${describeRequest(meta.method, meta.tool)} with ${what}`,
+      errorData(state.serverId, meta, data),
     ),
   );
+}
+
+/**
+ * The request a line that is not UTF-8 answers, if it does (a response whose text has a stray
+ * byte, a Latin-1 `é`): read one byte to a character, its structure and id are as they were.
+ */
+function answeredByInvalidText(
+  state: LinkState,
+  line: Buffer,
+): PendingRequest<RequestMeta> | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line.toString("latin1"));
+  } catch {
+    return undefined;
+  }
+  const message = classifyValue(value, line);
+  return message.kind === "response" ? state.pending.settle(message.id.key) : undefined;
 }
 
 /** The handler of what the server prints. */
@@ -215,6 +250,10 @@ export function createServerHandler(
             head: item.line.subarray(0, 200).toString("utf8"),
             summary: `dropped a line from the server that is not a JSON-RPC message (${item.reason})`,
           });
+          // An answer the client cannot be given: its request gets an error now, not a timeout.
+          const request =
+            item.reason === "not-utf8" ? answeredByInvalidText(state, item.line) : undefined;
+          if (request) failUnpassableAnswer(state, request, "a line that is not valid UTF-8");
         }
         return;
       case "oversize":
