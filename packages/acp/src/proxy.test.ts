@@ -148,6 +148,33 @@ describe("startAcpProxy: a transparent proxy", () => {
     expect(h.agents).toHaveLength(1);
   });
 
+  it("never renames an id to one a request open at the editor already has", async () => {
+    const h = start();
+    await h.settle();
+    const ask = (id: unknown) =>
+      `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"cursor/ask_question","params":{"questions":[]}}\n`;
+    for (const id of ["cursor-wrap:1:5", 5, 5]) h.agent.sendRaw(ask(id));
+    await h.settle();
+    const ids = h.editor
+      .find((message) => message.method === "cursor/ask_question")
+      .map((message) => message.id);
+    expect(ids).toEqual(["cursor-wrap:1:5", 5, "cursor-wrap:1:5:2"]);
+    for (const [id, n] of [
+      ["cursor-wrap:1:5", 1],
+      [5, 2],
+      ["cursor-wrap:1:5:2", 3],
+    ] as const) {
+      h.editor.send({ id, result: { n } });
+    }
+    await h.settle();
+    const answers = h.agent.find((message) => "result" in message);
+    expect(answers.map((message) => [message.id, message.result.n])).toEqual([
+      ["cursor-wrap:1:5", 1],
+      [5, 2],
+      [5, 3],
+    ]);
+  });
+
   it("keeps lines from the agent that are not JSON-RPC away from the editor", async () => {
     const h = start();
     await h.settle();

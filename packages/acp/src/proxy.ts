@@ -1505,10 +1505,11 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     const sessionId = sessionIdOf(item.params);
     let key = item.id.key;
     let editorId: JsonRpcId = item.id;
-    if (agentRequests.has(key) || withdrawn.has(key)) {
-      // A new process reuses ids an earlier one left open at the editor: the editor must not
-      // take one for the other, so this one gets an id of its own on the way out.
-      editorId = rpcId(`cursor-wrap:${generation.number}:${item.id.text}`);
+    // A new process reuses ids an earlier one left open at the editor: the editor must not
+    // take one for the other, so this one gets an id of its own on the way out; one no request
+    // open at the editor has (the agent may have sent that very string as an id too).
+    for (let n = 1; agentRequests.has(key) || withdrawn.has(key); n += 1) {
+      editorId = rpcId(`cursor-wrap:${generation.number}:${item.id.text}${n === 1 ? "" : `:${n}`}`);
       key = editorId.key;
     }
     const held = heldTurns(sessionId, item.params, generation).filter((turn) => !turn.recovery);
