@@ -69,9 +69,6 @@ const CANDIDATE = new RegExp(`(?:${PREFIXES})|(?:(?:${NAMES})(?:${SEPARATOR}))`,
 // for one regex holding them all: the four searches of clean text cost about half of one
 // (bench/redaction.mjs; the split was chosen by measuring on the real-shaped stream; `\u`
 // alone is a plain search, and beside the names it made their search twice as slow).
-// It also runs over raw JSON lines, where a `/` may be written `\/` (`:\/\/`): the prefixes
-// holding one take it in either form.
-const rawForm = (source: string): string => source.replaceAll("/", "\\\\?/");
 const PRECHECKS = [
   /\\u/,
   new RegExp(`(?:${NAMES})(?:${SEPARATOR})`),
@@ -79,7 +76,7 @@ const PRECHECKS = [
     (group) =>
       new RegExp(
         PREFIX_FORMS.filter(([, g]) => g === group)
-          .map(([source]) => rawForm(source))
+          .map(([source]) => source)
           .join("|"),
       ),
   ),
@@ -87,7 +84,7 @@ const PRECHECKS = [
 // A short text (a thinking delta's few words: five lines in six of the real captures) costs
 // what a search costs to start, not to scan: one search for everything costs less than four.
 const SHORT_TEXT = 64;
-const SHORT_PRECHECK = new RegExp(`\\\\u|(?:${NAMES})(?:${SEPARATOR})|${rawForm(PREFIXES)}`);
+const SHORT_PRECHECK = new RegExp(`\\\\u|(?:${NAMES})(?:${SEPARATOR})|${PREFIXES}`);
 const NAME_WORD = /^(?:passw|passphrase|secret|token|credential|api|access|private|account|sig)/i;
 
 /** A secret found at a candidate: the span replaced, and the text that replaces it. */
@@ -444,10 +441,14 @@ export function jsonValueMayContainSecret(value: unknown): 0 | 1 | 2 {
 
 const ROOT_KEY: KeyState = { namesSecret: false, clean: undefined };
 
+// Longer clean values are not remembered: they seldom come again, and a tool's output (up to
+// the parse cap) would be kept alive until the next value under its key.
+const REMEMBERED_LENGTH = 1024;
+
 function stringMayContainSecret(value: string, key: KeyState): boolean {
   if (key.clean === value) return false;
   if (mayContainSecret(value)) return true;
-  key.clean = value;
+  if (value.length <= REMEMBERED_LENGTH) key.clean = value;
   return false;
 }
 
