@@ -92,7 +92,6 @@ function failUnpassableAnswer(
   data?: Record<string, unknown>,
 ): void {
   const meta = request.meta;
-  forgetProgress(state, meta);
   state.answered(meta.id);
   state.answer(
     errorResponse(
@@ -119,7 +118,9 @@ function answeredByInvalidText(
     return undefined;
   }
   const message = classifyValue(value, line);
-  return message.kind === "response" ? state.pending.settle(message.id.key) : undefined;
+  const request = message.kind === "response" ? state.pending.settle(message.id.key) : undefined;
+  if (request) forgetProgress(state, request.meta);
+  return request;
 }
 
 /** The handler of what the server prints. */
