@@ -28,6 +28,34 @@ describe("createPendingRequests", () => {
     expect(pending.size).toBe(0);
   });
 
+  it("with thousands waiting, expires them in few firings, oldest first, none early, little late", () => {
+    const firings = new Set<number>();
+    const expired: Array<[string, number]> = [];
+    const pending = createPendingRequests<{ method: string }>({
+      now: () => Date.now(),
+      onExpired: (request, _cause, at) => {
+        firings.add(at);
+        expired.push([request.key, at - request.deadline]);
+      },
+    });
+    // 5,000 requests a millisecond apart, each with 2 s: their deadlines are a millisecond apart.
+    for (let index = 0; index < 5_000; index += 1) {
+      pending.add(`n:${index}`, { method: "tools/call" }, { timeoutMs: 2_000 });
+      vi.advanceTimersByTime(1);
+    }
+    vi.advanceTimersByTime(2_100);
+    expect(expired.map(([key]) => key)).toEqual(
+      Array.from({ length: 5_000 }, (_, index) => `n:${index}`),
+    );
+    for (const [, late] of expired) {
+      expect(late).toBeGreaterThanOrEqual(0);
+      expect(late).toBeLessThanOrEqual(25);
+    }
+    // One firing per millisecond would be 5,000; fewer than 1,024 wait at the end.
+    expect(firings.size).toBeLessThan(5_000 / 25 + 1_100);
+    expect(pending.size).toBe(0);
+  });
+
   it("does not expire a settled request", () => {
     const { pending, expired } = table();
     pending.add("s:x", { method: "a" }, { timeoutMs: 100 });

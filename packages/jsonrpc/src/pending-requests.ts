@@ -70,6 +70,16 @@ export interface PendingRequests<Meta> {
   stop(): void;
 }
 
+/** A request as the table keeps it: with the order it was added in. */
+interface Entry<Meta> extends PendingRequest<Meta> {
+  readonly order: number;
+}
+
+/** Requests waiting above which the timer coalesces deadlines (see `earliest`). */
+const MANY = 1024;
+/** How long after the earliest deadline the timer fires when many wait, ms. */
+const COALESCE_MS = 25;
+
 /** Create a {@link PendingRequests} table. */
 export function createPendingRequests<Meta>(
   options: PendingRequestsOptions<Meta>,
@@ -78,8 +88,10 @@ export function createPendingRequests<Meta>(
   const remember = options.rememberExpired ?? 10_000;
   // Not a `Map`: one whose entries come and go keeps them past scavenges once its table is in
   // the old generation (key-table.ts), and every request with it.
-  const requests = createKeyTable<string, PendingRequest<Meta>>();
+  const requests = createKeyTable<string, Entry<Meta>>();
   const expired = new Set<string>();
+  // The order requests were added in, for expiring those due at once oldest first.
+  let added = 0;
   let pausedAt: number | undefined;
   let pausedTotal = 0;
 
@@ -90,6 +102,11 @@ export function createPendingRequests<Meta>(
     requests.forEach((request) => {
       if (first === undefined || request.deadline < first) first = request.deadline;
     });
+    // Finding the earliest is a scan of every request, and so is a firing: with many waiting
+    // (requests sent a millisecond apart expire a millisecond apart), the timer fires a little
+    // after the earliest deadline and expires all due by then, so the scans stay a few per
+    // second however many wait. A deadline is a least time: never early.
+    if (first !== undefined && requests.size > MANY) first += COALESCE_MS;
     return first;
   };
 
@@ -97,8 +114,14 @@ export function createPendingRequests<Meta>(
     nextDeadline: earliest,
     now: clock,
     onDeadline(at) {
-      for (const request of requests.values()) {
-        if (request.deadline > at) continue;
+      const due: Entry<Meta>[] = [];
+      requests.forEach((request) => {
+        if (request.deadline <= at) due.push(request);
+      });
+      if (due.length > 1) due.sort((a, b) => a.order - b.order);
+      for (const request of due) {
+        // Settled or replaced by an earlier one's expiry (its handler answered for it).
+        if (requests.get(request.key) !== request) continue;
         requests.take(request.key);
         expired.add(request.key);
         if (expired.size > remember) expired.delete(expired.values().next().value!);
@@ -118,13 +141,14 @@ export function createPendingRequests<Meta>(
     add(key, meta, timing) {
       const startedAt = clock();
       const cap = startedAt + (timing.capMs ?? Number.POSITIVE_INFINITY);
-      const request: PendingRequest<Meta> = {
+      const request: Entry<Meta> = {
         key,
         meta,
         startedAt,
         timeoutMs: timing.timeoutMs,
         cap,
         deadline: Math.min(startedAt + timing.timeoutMs, cap),
+        order: added++,
       };
       requests.set(key, request);
       expired.delete(key);
