@@ -128,22 +128,29 @@ describe("startAcpProxy: a transparent proxy", () => {
     expect(h.recorded("acp_negotiated")).toMatchObject([{ version: 1, load_session: true }]);
   });
 
-  it("renames an id the agent reuses while the first is open, a byte order mark before it or not", async () => {
+  it("renames an id the agent reuses while the first is open: only the id, every other byte kept", async () => {
     const h = start();
     await h.settle();
-    const ask = '"method":"cursor/ask_question","params":{"questions":[]}}\n';
+    // A number no double holds, and an escape: a parse and a serialization would change both.
+    const ask =
+      '"method":"cursor/ask_question","params":{"n":12345678901234567890,"q":"\\u00e9"}}\n';
     h.agent.sendRaw(`{"jsonrpc":"2.0","id":7,${ask}`);
+    // A byte order mark before it (the reader drops it; the line keeps it).
     h.agent.sendRaw(`\ufeff{"jsonrpc":"2.0","id":7,${ask}`);
     await h.settle();
-    const asked = h.editor.find((message) => message.method === "cursor/ask_question");
-    expect(asked.map((message) => message.id)).toEqual([7, "cursor-wrap:1:7"]);
+    expect(h.editor.lines.map((line) => `${line.text}\n`)).toEqual([
+      `{"jsonrpc":"2.0","id":7,${ask}`,
+      `\ufeff{"jsonrpc":"2.0","id":"cursor-wrap:1:7",${ask}`,
+    ]);
     // The editor answers the renamed one (with a byte order mark), then the first.
-    h.editor.sendRaw('\ufeff{"jsonrpc":"2.0","id":"cursor-wrap:1:7","result":{"n":2}}\n');
-    h.editor.sendRaw('{"jsonrpc":"2.0","id":7,"result":{"n":1}}\n');
+    const answer = (id: string) =>
+      `{"jsonrpc":"2.0","id":${id},"result":{"big":98765432109876543210}}\n`;
+    h.editor.sendRaw(`\ufeff${answer('"cursor-wrap:1:7"')}`);
+    h.editor.sendRaw(answer("7"));
     await h.settle();
-    expect(h.agent.find((message) => message.id === 7).map((message) => message.result)).toEqual([
-      { n: 2 },
-      { n: 1 },
+    expect(h.agent.lines.map((line) => `${line.text}\n`)).toEqual([
+      `\ufeff${answer("7")}`,
+      answer("7"),
     ]);
     expect(h.agents).toHaveLength(1);
   });

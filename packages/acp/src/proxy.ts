@@ -10,9 +10,8 @@ import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import {
   createPendingRequests,
-  lineValue,
+  lineWithId,
   loggedId,
-  messageLine,
   type PendingRequest,
 } from "@cursor-wrap/jsonrpc";
 import {
@@ -54,7 +53,6 @@ import {
   createMessageReader,
   createMessageWriter,
   type Incoming,
-  isObject,
   type JsonObject,
   type JsonRpcId,
   type MessageReader,
@@ -1195,16 +1193,11 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
             return;
           }
           if (request.editorId !== request.id) {
-            // The id was changed on the way out: the agent gets its own back, exactly. The
-            // line is read as the reader read it (a byte order mark before it is dropped).
-            const value = lineValue(item.raw);
-            if (isObject(value)) {
-              const { jsonrpc: _jsonrpc, id: _id, ...rest } = value;
-              toAgent({
-                ...item,
-                raw: Buffer.from(messageLine({ ...rest, id: request.id })),
-                unterminated: false,
-              });
+            // The id was changed on the way out: the agent gets its own back, exactly, and
+            // every other byte of the answer as the editor wrote it.
+            const raw = lineWithId(item.raw, request.id);
+            if (raw !== undefined) {
+              toAgent({ ...item, raw });
               return;
             }
           }
@@ -1528,11 +1521,8 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     if (editorId === item.id) {
       toEditor.forward(item.raw, !item.unterminated);
     } else {
-      const value = lineValue(item.raw);
-      if (isObject(value)) {
-        const { jsonrpc: _jsonrpc, ...rest } = value;
-        tellEditor({ ...rest, id: editorId } as OwnMessage);
-      } else toEditor.forward(item.raw, !item.unterminated);
+      // Only the id changes: every other byte goes as the agent wrote it.
+      toEditor.forward(lineWithId(item.raw, editorId) ?? item.raw, !item.unterminated);
     }
     for (const turn of request.turns) {
       turn.monitor.observe({ type: "activity", eventType: item.method }, at);

@@ -89,8 +89,7 @@ export interface MessageReader {
   end(): Incoming[];
 }
 
-/** A JSON object (not an array, not null). */
-export const isObject = (value: unknown): value is JsonObject =>
+const isObject = (value: unknown): value is JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The id of a value the proxy makes up itself (its own requests, a renamed id). */

@@ -27,7 +27,7 @@ export {
   exactId,
   idKey,
   JSON_RPC_ERRORS,
-  lineValue,
+  lineWithId,
   loggedId,
   loggedIdJson,
   messageLine,

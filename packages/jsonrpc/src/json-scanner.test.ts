@@ -129,6 +129,13 @@ describe("scanJson", () => {
             JSON.parse(result.captures.get(pathKey(["params", "_meta", "progressToken"]))!),
           ).toEqual(JSON.parse(JSON.stringify(id)));
           expect(result.keys).toEqual(Object.keys(value));
+          // Where each lies: its bytes are its text, however the line was chunked.
+          for (const path of [["id"], ["params", "_meta", "progressToken"]]) {
+            const [from, to] = result.spans.get(pathKey(path))!;
+            expect(Buffer.from(all.subarray(from, to)).toString("utf8")).toBe(
+              result.captures.get(pathKey(path)),
+            );
+          }
         },
       ),
       { numRuns: RUNS },

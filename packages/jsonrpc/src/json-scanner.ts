@@ -38,6 +38,11 @@ export interface ScanResult {
   root: JsonRoot | undefined;
   /** Exact JSON text of each captured member seen (by `pathKey`); the last one wins, as in `JSON.parse`. */
   captures: ReadonlyMap<string, string>;
+  /**
+   * Where each captured member's value lies in the bytes scanned, `[from, to)` (by `pathKey`;
+   * also for a value longer than `maxCaptureBytes`); the last one wins.
+   */
+  spans: ReadonlyMap<string, readonly [from: number, to: number]>;
   /** The top-level object's keys so far, in order (the first 64). */
   keys: readonly string[];
   /** Bytes scanned so far. */
@@ -133,6 +138,7 @@ export function createJsonScanner(options: JsonScannerOptions = {}): JsonScanner
   }
   const maxCapture = options.maxCaptureBytes ?? 1_024;
   const captures = new Map<string, string>();
+  const spans = new Map<string, readonly [number, number]>();
   const keys: string[] = [];
 
   let mode: Mode = Mode.Value;
@@ -158,6 +164,9 @@ export function createJsonScanner(options: JsonScannerOptions = {}): JsonScanner
   let captureParts: Uint8Array[] = [];
   let captureBytes = 0;
   let captureFrom = -1;
+  // Bytes before the chunk being scanned, and where the capture under way began in all of them.
+  let chunkBase = 0;
+  let captureStart = 0;
 
   const pathOf = (): (string | number)[] => {
     const top = stack.at(-1);
@@ -176,11 +185,13 @@ export function createJsonScanner(options: JsonScannerOptions = {}): JsonScanner
     captureParts = [];
     captureBytes = 0;
     captureFrom = index;
+    captureStart = chunkBase + index;
   };
 
   /** The captured value ended with the byte before `end` in `chunk`. */
   const endValue = (chunk: Uint8Array, end: number): void => {
     if (capturing === undefined || stack.length !== captureDepth) return;
+    spans.set(capturing, [captureStart, chunkBase + end]);
     const last = chunk.subarray(captureFrom, end);
     captureBytes += last.length;
     if (captureBytes <= maxCapture) {
@@ -260,6 +271,7 @@ export function createJsonScanner(options: JsonScannerOptions = {}): JsonScanner
   const push = (chunk: Uint8Array): void => {
     if (mode === Mode.Invalid) return;
     const base = total;
+    chunkBase = base;
     total += chunk.length;
     let index = 0;
     if (capturing !== undefined) captureFrom = 0;
@@ -523,6 +535,7 @@ export function createJsonScanner(options: JsonScannerOptions = {}): JsonScanner
         status,
         root,
         captures,
+        spans,
         keys,
         bytes: total,
         ...(errorAt === undefined ? {} : { errorAt }),

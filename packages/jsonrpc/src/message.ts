@@ -188,16 +188,18 @@ export function classifyValue(value: unknown, line?: Uint8Array): JsonRpcMessage
 }
 
 /**
- * The JSON value of a line's bytes, decoded as {@link classifyLine} decodes them (UTF-8, a
- * leading byte order mark dropped); undefined when they are not UTF-8 JSON. Never throws.
+ * A message's line with its top-level id written as `id` (its exact text), every other byte as
+ * it was: no number is rounded and no escape rewritten, as a parse and a serialization would.
+ * Undefined when the line has no top-level id.
  */
-export function lineValue(bytes: Uint8Array): unknown {
-  try {
-    return JSON.parse(utf8.decode(bytes));
-  } catch {
-    return undefined;
-  }
+export function lineWithId(raw: Uint8Array, id: JsonRpcId): Buffer | undefined {
+  const span = scanJson(raw, { capture: [["id"]] }).spans.get(ID_PATH);
+  if (span === undefined) return undefined;
+  const [from, to] = span;
+  return Buffer.concat([raw.subarray(0, from), Buffer.from(id.text), raw.subarray(to)]);
 }
+
+const ID_PATH = pathKey(["id"]);
 
 /**
  * Classify the bytes of one line (without its `\n`). Never throws. A line that does not parse
