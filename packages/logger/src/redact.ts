@@ -471,7 +471,7 @@ function valueMayContainSecret(value: unknown, key: KeyState, depth: number): 0 
     const item = object[name];
     if (typeof item === "string") {
       const state = keyState(name);
-      if (state.namesSecret && item !== "" && item !== REPLACEMENT) return 1;
+      if (state.namesSecret && isHiddenValue(item)) return 1;
       if (stringMayContainSecret(item, state)) return 1;
     } else if (typeof item === "object" && item !== null) {
       const found = valueMayContainSecret(item, keyState(name), depth + 1);
@@ -503,13 +503,20 @@ function deepValueHasSecret(root: unknown): boolean {
       const object = value as Record<string, unknown>;
       for (const name in object) {
         const item = object[name];
-        if (typeof item === "string" && item !== "" && item !== REPLACEMENT && isSecretName(name))
-          return true;
+        if (isHiddenValue(item) && isSecretName(name)) return true;
         pending.push(item);
       }
     }
   }
   return false;
+}
+
+/**
+ * Whether a value given under a secret's name (a key, a flag before it) is replaced: a string
+ * with something in it, not replaced already. One rule for the pre-check and the redaction.
+ */
+function isHiddenValue(item: unknown): item is string {
+  return typeof item === "string" && item !== "" && item !== REPLACEMENT;
 }
 
 /** Whether `item`, in an array after `previous`, is the value of a flag naming a secret. */
@@ -518,8 +525,7 @@ function flagNamesSecret(previous: unknown, item: string): boolean {
     typeof previous === "string" &&
     previous.startsWith("--") &&
     !previous.includes("=") &&
-    item !== "" &&
-    item !== REPLACEMENT &&
+    isHiddenValue(item) &&
     isSecretName(previous)
   );
 }
@@ -582,7 +588,7 @@ export function redactJsonValue(value: unknown, depth = 0): { value: unknown; ch
   if (value !== null && typeof value === "object") {
     let changed = false;
     const entries = Object.entries(value).map(([key, item]) => {
-      if (isSecretName(key) && typeof item === "string" && item !== "" && item !== REPLACEMENT) {
+      if (isHiddenValue(item) && isSecretName(key)) {
         changed = true;
         return [key, REPLACEMENT] as const;
       }
