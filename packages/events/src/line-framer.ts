@@ -2,7 +2,7 @@ import { isAscii } from "node:buffer";
 import { Transform, type TransformCallback } from "node:stream";
 import { DEFAULT_PARSE_CAP } from "./defaults.js";
 import { createLineReader } from "./line-reader.js";
-import { classifyLine, instant, splitTerminator } from "./parse-line.js";
+import { classifyLine, instant, terminatorOf } from "./parse-line.js";
 import type { AgentEvent, Instant, LineEnding, OversizePiece } from "./types.js";
 
 export { DEFAULT_PARSE_CAP };
@@ -41,8 +41,8 @@ export function createLineFramer(options: LineFramerOptions = {}): LineFramer {
   const reader = createLineReader<AgentEvent>(
     {
       line(raw) {
-        const { line, eol } = splitTerminator(raw);
-        return classifyLine(raw, line, eol, recvAt, chunkText.ascii(line));
+        const eol = terminatorOf(raw);
+        return classifyLine(raw, eol, recvAt, chunkText.ascii(raw, raw.length - eol.length));
       },
       piece(piece): OversizePiece {
         const eol: LineEnding = piece.terminated ? "\n" : "";
@@ -97,11 +97,11 @@ function createChunkText() {
       chunk = next;
       text = undefined;
     },
-    /** `line`'s text, if it lies in the chunk and is ASCII. */
-    ascii(line: Buffer): string | undefined {
-      const start = line.byteOffset - chunk.byteOffset;
-      const end = start + line.length;
-      if (line.buffer !== chunk.buffer || start < 0 || end > chunk.length || !isAscii(line))
+    /** The text of `raw`'s first `length` bytes, if `raw` lies in the chunk and is ASCII. */
+    ascii(raw: Buffer, length: number): string | undefined {
+      const start = raw.byteOffset - chunk.byteOffset;
+      const end = start + length;
+      if (raw.buffer !== chunk.buffer || start < 0 || end > chunk.length || !isAscii(raw))
         return undefined;
       text ??= chunk.toString("latin1");
       return text.slice(start, end);

@@ -1,5 +1,5 @@
 import { isAscii, isUtf8 } from "node:buffer";
-import type { AgentEvent, Instant, JsonEvent, LineEnding, TextLine } from "./types.js";
+import type { AgentEvent, Instant, JsonEvent, JsonObject, LineEnding, TextLine } from "./types.js";
 
 export { eventTypeOf } from "./event-type.js";
 
@@ -21,75 +21,91 @@ function isJsonWhitespace(byte: number): boolean {
 }
 
 /**
- * Classify one framed line: parse it once and build its event. `raw` holds the exact bytes
- * (terminator included), `line` the same bytes without the terminator. `ascii`, when the
- * caller knows `line` is plain ASCII, is its text already decoded (the framer decodes a chunk
- * once and slices it, instead of decoding each line).
+ * A JSON line's event. `line` is a view made when asked for: the hot path (forward, log, watch)
+ * never reads it, and a Buffer view per line is a measurable share of a run.
+ */
+class JsonLine implements JsonEvent {
+  readonly kind = "json";
+  constructor(
+    public raw: Buffer,
+    public eol: LineEnding,
+    public recvAt: Instant,
+    public text: string,
+    public type: string | undefined,
+    public subtype: string | undefined,
+    public data: JsonObject,
+  ) {}
+
+  get line(): Buffer {
+    return this.raw.subarray(0, this.raw.length - this.eol.length);
+  }
+}
+
+/** The terminator `raw` ends with: `\n`, `\r\n` or `\r` (taken as one), or none. */
+export function terminatorOf(raw: Buffer): LineEnding {
+  const length = raw.length;
+  if (length === 0) return "";
+  const last = raw[length - 1];
+  if (last === NEWLINE) return length > 1 && raw[length - 2] === CARRIAGE_RETURN ? "\r\n" : "\n";
+  return last === CARRIAGE_RETURN ? "\r" : "";
+}
+
+/**
+ * Classify one framed line: parse it once and build its event. `raw` holds the exact bytes,
+ * ending in `eol`. `ascii`, when the caller knows the line is plain ASCII, is its text (without
+ * the terminator) already decoded (the framer decodes a chunk once and slices it, instead of
+ * decoding each line).
  */
 export function classifyLine(
   raw: Buffer,
-  line: Buffer,
   eol: LineEnding,
   recvAt: Instant,
   ascii?: string,
 ): JsonEvent | TextLine {
+  const length = raw.length - eol.length;
   let first = 0;
-  while (first < line.length && isJsonWhitespace(line[first]!)) first += 1;
-  if (first === line.length || JSON_START[line[first]!] === 0) {
-    return textLine(raw, line, eol, recvAt, "not-json");
+  while (first < length && isJsonWhitespace(raw[first]!)) first += 1;
+  if (first === length || JSON_START[raw[first]!] === 0) {
+    return textLine(raw, eol, recvAt, "not-json");
   }
   // A JSON text is UTF-8 by definition; invalid bytes could not be logged verbatim either.
   // Plain ASCII (most lines) decodes as latin1: a copy, and a faster string for JSON.parse.
+  // The terminator is ASCII, so checking `raw` whole answers for the line.
   let text: string;
   if (ascii !== undefined) text = ascii;
-  else if (isAscii(line)) text = line.toString("latin1");
-  else if (isUtf8(line)) text = line.toString("utf8");
-  else return textLine(raw, line, eol, recvAt, "invalid-utf8");
+  else if (isAscii(raw)) text = raw.toString("latin1", 0, length);
+  else if (isUtf8(raw)) text = raw.toString("utf8", 0, length);
+  else return textLine(raw, eol, recvAt, "invalid-utf8");
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return { kind: "text", raw, line, eol, recvAt, reason: "not-json", text };
+    return textLine(raw, eol, recvAt, "not-json", text);
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return { kind: "text", raw, line, eol, recvAt, reason: "not-object", text };
+    return textLine(raw, eol, recvAt, "not-object", text);
   }
-  const data = value as Record<string, unknown>;
-  return {
-    kind: "json",
+  const data = value as JsonObject;
+  return new JsonLine(
     raw,
-    line,
     eol,
     recvAt,
     text,
-    type: typeof data.type === "string" ? data.type : undefined,
-    subtype: typeof data.subtype === "string" ? data.subtype : undefined,
+    typeof data.type === "string" ? data.type : undefined,
+    typeof data.subtype === "string" ? data.subtype : undefined,
     data,
-  };
+  );
 }
 
 function textLine(
   raw: Buffer,
-  line: Buffer,
   eol: LineEnding,
   recvAt: Instant,
   reason: TextLine["reason"],
+  text?: string,
 ): TextLine {
-  return { kind: "text", raw, line, eol, recvAt, reason, text: line.toString("utf8") };
-}
-
-/** Split a buffer holding one line into its content and its terminator. */
-export function splitTerminator(raw: Buffer): { line: Buffer; eol: LineEnding } {
-  const length = raw.length;
-  if (length > 0 && raw[length - 1] === NEWLINE) {
-    return length > 1 && raw[length - 2] === CARRIAGE_RETURN
-      ? { line: raw.subarray(0, length - 2), eol: "\r\n" }
-      : { line: raw.subarray(0, length - 1), eol: "\n" };
-  }
-  if (length > 0 && raw[length - 1] === CARRIAGE_RETURN) {
-    return { line: raw.subarray(0, length - 1), eol: "\r" };
-  }
-  return { line: raw, eol: "" };
+  const line = raw.subarray(0, raw.length - eol.length);
+  return { kind: "text", raw, line, eol, recvAt, reason, text: text ?? line.toString("utf8") };
 }
 
 /**
@@ -99,6 +115,5 @@ export function splitTerminator(raw: Buffer): { line: Buffer; eol: LineEnding } 
  */
 export function parseLine(line: Buffer | string, recvAt: Instant = instant()): AgentEvent {
   const raw = typeof line === "string" ? Buffer.from(line, "utf8") : line;
-  const split = splitTerminator(raw);
-  return classifyLine(raw, split.line, split.eol, recvAt);
+  return classifyLine(raw, terminatorOf(raw), recvAt);
 }

@@ -139,8 +139,9 @@ export function createRawRecordEncoder(options: RawRecordOptions): RawRecordEnco
     // `parts` yet. Sized for the chunk's short lines; a record that does not fit starts another.
     let room = 0;
     for (const event of events) {
-      if (event.kind === "json" && event.line.length <= JOINED_LINE_BYTES)
-        room += event.line.length + HEAD_ROOM;
+      if (event.kind !== "json") continue;
+      const length = event.raw.length - event.eol.length;
+      if (length <= JOINED_LINE_BYTES) room += length + HEAD_ROOM;
     }
     let joined = EMPTY;
     let start = 0;
@@ -156,7 +157,9 @@ export function createRawRecordEncoder(options: RawRecordOptions): RawRecordEnco
         continue;
       }
       headFor(event);
-      const { line } = event;
+      // The line's length without its terminator (`event.line` is a view made on demand).
+      const { raw } = event;
+      const length = raw.length - event.eol.length;
       const found = options.redact ? jsonValueMayContainSecret(event.data) : 0;
       if (found !== 0) {
         const redacted = redactedJson(event, found === TOO_DEEP);
@@ -166,23 +169,24 @@ export function createRawRecordEncoder(options: RawRecordOptions): RawRecordEnco
           continue;
         }
       }
-      if (line.length > JOINED_LINE_BYTES) {
+      if (length > JOINED_LINE_BYTES) {
         takeJoined();
-        parts.push(headBytes, line, RECORD_END);
+        parts.push(headBytes, event.line, RECORD_END);
         continue;
       }
-      const bytes = headBytes.length + line.length + 2;
+      const bytes = headBytes.length + length + 2;
       if (at + bytes > joined.length) {
         takeJoined();
         joined = Buffer.allocUnsafe(Math.max(room, bytes));
         start = 0;
         at = 0;
       }
-      room -= line.length + HEAD_ROOM;
+      room -= length + HEAD_ROOM;
       joined.set(headBytes, at);
       at += headBytes.length;
-      joined.set(line, at);
-      at += line.length;
+      // The line with its terminator (at most 2 bytes, which the record's end then covers).
+      joined.set(raw, at);
+      at += length;
       joined[at++] = 0x7d; // }
       joined[at++] = 0x0a; // \n
     }

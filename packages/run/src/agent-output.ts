@@ -84,8 +84,8 @@ export function pumpStdout(options: StdoutPumpOptions): Pump {
     if (freeBuffers) {
       let largeBytes = 0;
       for (const event of events) {
-        if (event.kind === "json" && event.line.length >= LARGE_LINE_BYTES)
-          largeBytes += event.line.length;
+        if (event.kind === "json" && event.raw.length >= LARGE_LINE_BYTES)
+          largeBytes += event.raw.length;
       }
       freeBuffers(chunk.length, largeBytes);
     }
