@@ -137,6 +137,17 @@ describe("decideAfterTurn with the recovery policy", () => {
     expect(step).toMatchObject({ next: "retry", prompt: DEFAULT_POLICY.continuePrompt });
   });
 
+  it("goes on from an earlier attempt's work when this one did none (R-REC2)", () => {
+    // The first attempt worked and failed; the second failed before doing anything: the third
+    // must still go on, not send the prompt again to a session that did part of it.
+    const step = decideAfterTurn(overloaded, { ...state("print", "none"), progressed: true });
+    expect(step).toMatchObject({
+      next: "retry",
+      prompt: DEFAULT_POLICY.continuePrompt,
+      recovery: { resume: "s" },
+    });
+  });
+
   it("gives up a transient failure once the retries are spent: exit 1 with -p, ask interactively", () => {
     const spent = {
       ...state("print", "none"),

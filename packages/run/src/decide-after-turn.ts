@@ -45,6 +45,11 @@ export interface SessionState {
   mode: "print" | "interactive";
   /** The session to resume on a retry; none: the prompt runs again in a new session. */
   sessionId: string | undefined;
+  /**
+   * This attempt or an earlier one at the same prompt did work (tool calls, text): a retry
+   * asks to go on, never sends the prompt again (R-REC2). Default: this attempt's own.
+   */
+  progressed?: boolean;
   /** The recovery policy, hang retries included. */
   policy: RecoveryPolicy;
   /** Earlier attempts at this prompt, with what was decided after each. */
@@ -84,7 +89,7 @@ export function decideAfterTurn(result: TurnResult, state: SessionState): NextSt
         sessionId: state.sessionId,
         model: state.model,
         profile: state.profile,
-        progressed: result.progressed === true,
+        progressed: result.progressed === true || state.progressed === true,
       },
       state.policy,
       state.clock,

@@ -313,6 +313,30 @@ describe("recovery", () => {
     });
   });
 
+  it("goes on from the work of an earlier attempt, however many failed after it (R-REC2)", async () => {
+    vi.useFakeTimers();
+    const overloaded = failureOf("overloaded", "Provider Error: We're having trouble connecting");
+    const { context, requests } = setUp(
+      [
+        { ...failed("s1", overloaded), progressed: true },
+        failed("s1", overloaded),
+        failed("s1", overloaded),
+        { ...base("s1"), outcome: "completed" },
+      ],
+      { clock: CLOCK },
+    );
+    const done = runPrintSession(context, "build it");
+    await vi.runAllTimersAsync();
+    expect(await done).toMatchObject({ ending: { kind: "completed" }, turns: 4 });
+    const goOn = DEFAULT_POLICY.continuePrompt;
+    expect(requests.map((request) => [request.prompt, request.resume])).toEqual([
+      ["build it", undefined],
+      [goOn, "s1"],
+      [goOn, "s1"],
+      [goOn, "s1"],
+    ]);
+  });
+
   it("ends a wait for a reset on Ctrl+C: no further attempt, the output closed as cancelled", async () => {
     vi.useFakeTimers();
     const now = Date.UTC(2026, 8, 14);

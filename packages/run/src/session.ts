@@ -157,6 +157,8 @@ class Session {
   private profile: string | undefined;
   /** The current prompt's attempts, and its text (a retry may send it again). */
   private attempts: AttemptReport[] = [];
+  /** An attempt at the current prompt did work: a later one goes on from it, never redoes it. */
+  private progressed = false;
   private original: string | Buffer = "";
   /** The session the next attempt resumes, when a recovery decided it (undefined: a new one). */
   private pendingResume: { sessionId: string | undefined } | undefined;
@@ -214,6 +216,7 @@ class Session {
     if (!continuing) {
       this.prompts += 1;
       this.attempts = [];
+      this.progressed = false;
       this.original = prompt;
     }
     const controller = new AbortController();
@@ -264,9 +267,11 @@ class Session {
       ...(result.usage ? { usage: result.usage } : {}),
     });
     if (result.outcome !== "completed" && result.outcome !== "cancelled") this.turnsFlagged = true;
+    if (result.progressed === true) this.progressed = true;
     const step = decideAfterTurn(result, {
       mode: this.mode,
       sessionId: this.sessionId,
+      progressed: this.progressed,
       policy: this.policy,
       previous: this.attempts,
       model: this.model,
