@@ -1,11 +1,16 @@
 // runAgent against the fake agent as a real process: the contract stream on every path, the
 // allow-list of tools, leaving the loop early, and nothing global touched.
 
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { PassThrough } from "node:stream";
 import type { ContractEvent } from "@cursor-wrap/events";
 import { contractSchemas } from "@cursor-wrap/events/schemas";
+import { createFormatter } from "@cursor-wrap/format";
 import { fakeAgentBin, fakeAgentEnv } from "@cursor-wrap/testkit";
 import { describe, expect, it } from "vitest";
 import {
@@ -240,6 +245,68 @@ describe("runAgent", () => {
       "tool-args-invalid",
     ]);
   });
+
+  describe("a callback of the caller that throws stops the agent and rejects the result", () => {
+    const failing = (message: string) => () => {
+      throw new Error(message);
+    };
+    const cases: Array<[string, string, () => Partial<RunAgentOptions>]> = [
+      [
+        "host.onAgent",
+        "idle-hang",
+        () => ({ host: { onAgent: (agent) => agent && failing("onAgent failed")() } }),
+      ],
+      [
+        "the output's formatter",
+        "idle-hang",
+        () => {
+          const stream = new PassThrough().resume();
+          const formatter = createFormatter("stream-json", stream);
+          return {
+            output: { formatter: { ...formatter, write: failing("formatter failed") }, stream },
+          };
+        },
+      ],
+      ["the stderr shown", "auth-error", () => ({ stderr: { write: failing("stderr failed") } })],
+    ];
+    it.each(cases)("%s", async (_name, scenario, options) => {
+      const run = fakeRun(scenario, options());
+      const events = await collect(run);
+      await expect(run.result).rejects.toThrow(/failed$/);
+      const tokens = tokensOf(events);
+      expect(tokens).toHaveLength(1);
+      // The agent was killed (idle-hang never exits by itself) and reaped before the rejection.
+      for (const token of tokens) expect(carrying(token)).toEqual([]);
+      expect(run.agent).toBeUndefined();
+    });
+  });
+
+  it.runIf(process.platform === "linux")(
+    "a caller killed without cleaning up takes the agent's tree with it (R-SUP3b)",
+    async () => {
+      // A program using the built package, SIGKILLed while its agent hangs (silent: it has
+      // written its last line, so no failed write can end it).
+      const script = `
+        import { runAgent } from ${JSON.stringify(new URL("../dist/index.js", import.meta.url).href)};
+        const run = runAgent({ prompt: "x", agentBin: process.argv[1], killGraceMs: 500 });
+        let token;
+        for await (const event of run) {
+          if (event.kind === "started") token = event.token;
+          const { type, subtype } = event.kind === "agent" ? event.event : {};
+          if (type === "thinking" && subtype === "completed") console.log(token);
+        }
+      `;
+      const host = spawn(process.execPath, ["--input-type=module", "-e", script, fakeAgentBin], {
+        env: { ...process.env, ...fakeAgentEnv({ scenario: "idle-hang" }) },
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      const [token] = (await once(createInterface({ input: host.stdout! }), "line")) as [string];
+      await expect.poll(() => carrying(token).length, { timeout: 20_000 }).toBeGreaterThan(0);
+      host.kill("SIGKILL");
+      await once(host, "exit");
+      await expect.poll(() => carrying(token), { timeout: 20_000, interval: 50 }).toEqual([]);
+    },
+  );
 
   it("installs no process handler: signals, exit and crashes stay the caller's", async () => {
     const events = ["SIGINT", "SIGTERM", "SIGHUP", "exit", "uncaughtException"] as const;

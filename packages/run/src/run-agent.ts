@@ -13,6 +13,8 @@ import {
   DEFAULT_DRAIN_GRACE_MS,
   DEFAULT_KILL_GRACE_MS,
   type StartOptions,
+  startTreeSentinel,
+  type TreeSentinel,
 } from "@cursor-wrap/supervisor";
 import { type AgentArgument, turnArgs } from "./agent-args.js";
 import { findAgentBinary } from "./agent-binary.js";
@@ -169,6 +171,13 @@ export interface RunAgentOptions {
   host?: RunHost;
   /** Starts the agent. Default: the supervisor's `start`; tests pass an in-memory agent. */
   start?: (options: StartOptions) => Promise<AgentProcess>;
+  /**
+   * Guard each agent's tree with the supervisor's tree sentinel (R-SUP3b): if this process dies
+   * without cleaning up (SIGKILL, the OOM killer), the agent's tree is killed within the kill
+   * grace and a second. Default true, unless `start` is given (an agent of the caller's own);
+   * the CLI guards its agents itself.
+   */
+  treeSentinel?: boolean;
   /** Wall clock and jitter for recovery decisions (tests pass fixed ones). */
   clock?: RecoveryClock;
 }
@@ -290,6 +299,8 @@ export function runAgent(options: RunAgentOptions): AgentRun {
   const host = options.host ?? {};
   const selection = options.events ?? "all";
   let running: AgentProcess | undefined;
+  const guardTrees = options.treeSentinel ?? options.start === undefined;
+  let sentinel: TreeSentinel | undefined;
   let turn: AbortController | undefined;
   let stopping: CancelReason | undefined;
   let resolveShutdown: (reason: CancelReason) => void = () => {};
@@ -377,6 +388,15 @@ export function runAgent(options: RunAgentOptions): AgentRun {
           stdout: options.output?.stream ?? NO_OUTPUT,
           stderr: options.stderr ?? { write: () => undefined },
           onAgent(agent) {
+            if (guardTrees) {
+              if (running) sentinel?.release(running);
+              if (agent) {
+                sentinel ??= startTreeSentinel({
+                  killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+                });
+                sentinel.guard(agent);
+              }
+            }
             running = agent;
             if (agent) push({ kind: "started", pid: agent.pid, token: agent.token });
             host.onAgent?.(agent);
@@ -431,6 +451,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
     } finally {
       // The contract's `done` for a prompt the run could not finish, then the end of the events.
       formatter.close();
+      sentinel?.close();
       options.signal?.removeEventListener("abort", onAbort);
       queue.end();
     }

@@ -451,7 +451,6 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
   const startedAt = now();
   formatter.startTurn();
   const agent = await startAgent(context, request);
-  context.onAgent?.(agent);
 
   const monitor = createMonitor({ ...settings.monitor, startedAt, now });
   const facts = createTurnFacts({ resuming: request.resume !== undefined });
@@ -463,6 +462,21 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
     killer.kill(reason);
   };
   const watch = watchVerdicts(context, monitor, now, agent, kill);
+  // A callback of the host (the formatter, its stderr, onAgent) that throws must not leave the
+  // agent running or throw out of a stream's handler: the first failure stops the agent, and
+  // the turn rejects with it once the agent is gone.
+  let hostFailure: { error: unknown } | undefined;
+  const guarded = (work: () => void): void => {
+    try {
+      work();
+    } catch (error) {
+      if (hostFailure) return;
+      hostFailure = { error };
+      kill(
+        `the program running the agent failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  };
   // The adapter contract's protocol check: a stream that begins with a version event is
   // checked once; a version not supported fails closed (the agent is stopped at once).
   let protocolChecked = false;
@@ -510,29 +524,7 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
     source: agent.stdout,
     sink: context.stdout,
     parseCap: settings.parseCap,
-    onEvents(events, forward) {
-      // The records of a chunk, its raw lines and the decisions they lead to, are written (one
-      // write(2)) before any line of it is forwarded.
-      log.beginChunk(events);
-      let toolStarted = false;
-      // After an unsupported protocol version nothing more is forwarded (it is logged).
-      let forwarded = forward && !protocolRejected ? events.length : 0;
-      for (let index = 0; index < events.length; index += 1) {
-        const event = events[index]!;
-        if (observeEvent(context, monitor, facts, warnings, event)) {
-          toolStarted = true;
-          checkTool(event);
-        }
-        checkProtocol();
-        if (protocolRejected) forwarded = Math.min(forwarded, index + 1);
-      }
-      log.endChunk();
-      for (let index = 0; index < forwarded; index += 1) formatter.write(events[index]!);
-      formatter.flush();
-      // Ordinary lines only push the deadline a little later: the timer stays where it is
-      // and catches up when it fires. A tool call can push it minutes later: sleep until then.
-      watch.timer.rearm({ exact: toolStarted });
-    },
+    onEvents: (events, forward) => guarded(() => onEvents(events, forward)),
     // Output held up by our reader is not the agent's silence; the budget still runs (R-MON4).
     onPause() {
       monitor.pause(now());
@@ -544,10 +536,38 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
     },
     ...(context.freeBuffers ? { freeBuffers: context.freeBuffers } : {}),
   });
+  function onEvents(events: AgentEvent[], forward: boolean): void {
+    // The records of a chunk, its raw lines and the decisions they lead to, are written (one
+    // write(2)) before any line of it is forwarded.
+    log.beginChunk(events);
+    let toolStarted = false;
+    // After an unsupported protocol version nothing more is forwarded (it is logged).
+    let forwarded = forward && !protocolRejected ? events.length : 0;
+    for (let index = 0; index < events.length; index += 1) {
+      const event = events[index]!;
+      if (observeEvent(context, monitor, facts, warnings, event)) {
+        toolStarted = true;
+        checkTool(event);
+      }
+      checkProtocol();
+      if (protocolRejected) forwarded = Math.min(forwarded, index + 1);
+    }
+    log.endChunk();
+    for (let index = 0; index < forwarded; index += 1) formatter.write(events[index]!);
+    formatter.flush();
+    // Ordinary lines only push the deadline a little later: the timer stays where it is
+    // and catches up when it fires. A tool call can push it minutes later: sleep until then.
+    watch.timer.rearm({ exact: toolStarted });
+  }
   const stderr = relayStderr({
     source: agent.stderr,
     log,
-    show: context.stderr,
+    show: {
+      write: (text) => guarded(() => context.stderr.write(text)),
+      get writableNeedDrain() {
+        return context.stderr.writableNeedDrain;
+      },
+    },
     mode: settings.stderrMode,
     onLine(line) {
       monitor.observe({ type: "activity", eventType: "stderr" }, now());
@@ -559,6 +579,7 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
   const { terminal } = context;
   const onResize = (): void => agent.resize(ptySize(terminal));
   if (settings.pty) terminal?.on("resize", onResize);
+  guarded(() => context.onAgent?.(agent));
   const onAbort = (): void => {
     writeRecord(log, "turn_cancel_requested", { reason: request.signal.reason as CancelReason });
     kill("cancelled");
@@ -575,7 +596,11 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
   request.signal.removeEventListener("abort", onAbort);
   if (settings.pty) terminal?.off("resize", onResize);
   await killer.done();
-  context.onAgent?.(undefined);
+  try {
+    context.onAgent?.(undefined);
+  } catch (error) {
+    hostFailure ??= { error };
+  }
   warnings.end();
   if (stderr.notShownLines > 0) {
     writeRecord(log, "agent_stderr_not_shown", {
@@ -595,5 +620,6 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
     signal: exit.signal,
     duration_ms: durationMs,
   });
+  if (hostFailure) throw hostFailure.error;
   return turnResult(facts.facts, exit, watch.verdict(), request.signal, durationMs);
 }

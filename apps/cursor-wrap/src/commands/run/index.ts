@@ -420,6 +420,8 @@ export async function runCommand(
     ...(io.startAgent ? { start: io.startAgent } : {}),
     events: "none",
     log: { log },
+    // The run control guards the agents' trees itself (its sentinel outlives a crash handler).
+    treeSentinel: false,
     host: {
       shutdown: control.shutdown,
       turnStarted: (controller) => control.turnStarted(controller),
