@@ -72,6 +72,35 @@ describe("the Cursor recognisers", () => {
     expect(reader.failure).toMatchObject({ kind: "auth" });
   });
 
+  it("lets a later failure no retry can fix take the place of a transient one", () => {
+    // A dropped connection, then the usage-limit block: another model can help, a retry not.
+    const reader = createCursorFailureReader({ resuming: false, now: () => NOW });
+    reader.line("ECONNRESET, reconnecting...");
+    reader.line("Error: You've hit your usage limit");
+    reader.line("  fallbackModel: gpt-5-mini");
+    expect(reader.failure).toMatchObject({
+      kind: "usage-limit",
+      detail: "Error: You've hit your usage limit",
+      fallbackModel: "gpt-5-mini",
+    });
+    // One transient failure does not replace another, nor does an error event's unknown words.
+    const transient = createCursorFailureReader({ resuming: false, now: () => NOW });
+    transient.line("ECONNRESET, reconnecting...");
+    transient.line("HTTP 429 Too Many Requests");
+    transient.errorEvent("something odd happened");
+    expect(transient.failure).toMatchObject({ kind: "connection" });
+    // A final failure named in an error event takes its place too.
+    transient.errorEvent("You've hit your usage limit");
+    expect(transient.failure).toMatchObject({ kind: "usage-limit" });
+  });
+
+  it("reads a usage limit that also says to upgrade as a usage limit, not a plan's refusal", () => {
+    const failure = read(
+      "You've hit your usage limit. Upgrade your plan for more. Resets in 3 seconds.",
+    );
+    expect(failure).toMatchObject({ kind: "usage-limit", resetAt: NOW + 3_000 });
+  });
+
   it("makes an error event with unknown words an agent error of its own", () => {
     const reader = createCursorFailureReader({ resuming: false });
     reader.errorEvent("something odd happened");

@@ -15,16 +15,19 @@ export const CURSOR_RULES: ReadonlyArray<readonly [FailureKind, RegExp]> = [
     /headless (mode )?(is |has been )?(disabled|not (allowed|enabled))|disabled headless|organi[sz]ation (admin )?has disabled/i,
   ],
   [
-    "model-unavailable",
-    /ActionRequiredError|Named models unavailable|upgrade (your )?plan|does not work with your current plan/i,
-  ],
-  [
     "auth",
     /Authentication required|\[unauthenticated\]|not (logged|signed) in|agent login|invalid api key|API key is invalid/i,
   ],
+  // A quota per minute or second is a rate limit (it clears by itself), not a usage limit.
+  ["rate-limit", /\bquota\b[^\n]{0,200}(per[ -]?(minute|second)|\b(RPM|TPM)\b)/i],
+  // Before a plan's refusal of a model: a usage-limit message may also say to upgrade.
   [
     "usage-limit",
     /usage limit|spendLimitHit|quota exceeded|exceeded your current quota|out of credits/i,
+  ],
+  [
+    "model-unavailable",
+    /ActionRequiredError|Named models unavailable|upgrade (your )?plan|does not work with your current plan/i,
   ],
   [
     "rate-limit",
@@ -110,8 +113,10 @@ export interface FailureReader {
 const BLOCK_LINES = 12;
 
 /**
- * A reader of cursor-agent's output for failures. The first failure named wins; the lines that
- * follow it (up to a dozen) complete its message: Cursor's usage-limit block gives
+ * A reader of cursor-agent's output for failures. The first failure named wins, unless it is
+ * transient and a later line names one that is not (`ECONNRESET, reconnecting…` then the
+ * usage-limit block: a retry cannot fix that, another model can). The lines that follow the
+ * winner (up to a dozen) complete its message: Cursor's usage-limit block gives
  * `fallbackModel:` and the reset date a few lines below `Error: You've hit your usage limit`.
  */
 export function createCursorFailureReader(options: CursorWordingOptions): FailureReader {
@@ -123,24 +128,29 @@ export function createCursorFailureReader(options: CursorWordingOptions): Failur
     block.push(text);
     failure = { ...failure, ...carried(block.join("\n"), now()) };
   };
+  /** Whether `found`, named by `text`, takes the place of the failure named so far. */
+  const takes = (found: AgentFailure | undefined, text: string): found is AgentFailure => {
+    if (!found || (failure && !(failure.transient && !found.transient))) return false;
+    failure = found;
+    block = [text];
+    return true;
+  };
   return {
     line(text) {
-      if (failure) {
+      if (failure && !failure.transient) {
         follow(text);
         return;
       }
-      failure = recognizeCursorLine(text, { ...options, now });
-      if (failure) block = [text];
+      if (!takes(recognizeCursorLine(text, { ...options, now }), text)) follow(text);
     },
     errorEvent(message) {
+      const found = recognizeCursorLine(message, { ...options, now });
+      if (takes(found, message)) return;
       if (failure) {
         follow(message);
         return;
       }
-      failure = recognizeCursorLine(message, { ...options, now }) ?? {
-        ...failureOf("agent-error", message.trim() || "error event"),
-      };
-      block = [message];
+      takes(failureOf("agent-error", message.trim() || "error event"), message);
     },
     get failure() {
       return failure;

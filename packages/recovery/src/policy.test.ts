@@ -27,6 +27,7 @@ const POLICIES: Record<string, RecoveryPolicy> = {
     hang: { prompt: "go on", maxRetries: 2 },
   },
   "no retries": { ...DEFAULT_POLICY, maxRetries: 0 },
+  "fallbacks, no wait": { ...DEFAULT_POLICY, fallbackModels: ["auto"] },
 };
 
 const FAILURES: Record<string, AgentFailure> = {
@@ -228,20 +229,23 @@ describe("decideRecovery", () => {
       "full",
       "resume s1 1/2 in 1500ms, original prompt",
     ],
-    // The agent's own "come back in …": honoured within the backoff's ceiling, else a wait if asked for.
+    // The agent's own "come back in …": never sooner. Within the backoff's ceiling, the retry
+    // waits for it; past it, a wait if asked for, else another model, else give up (a retry
+    // sooner would only spend the retries).
     [
       "rate-limit, back in 30s",
       "first, session",
       "default",
       "resume s1 1/3 in 30000ms, original prompt",
     ],
+    ["rate-limit, back in 2h", "first, session", "default", "give-up reset-too-far"],
+    ["rate-limit, back in 2h", "first, session", "full", "wait-until +2h (7200000ms), resume s1"],
     [
       "rate-limit, back in 2h",
       "first, session",
-      "default",
-      "resume s1 1/3 in 1500ms, original prompt",
+      "fallbacks, no wait",
+      "switch-model auto 1/1, resume s1",
     ],
-    ["rate-limit, back in 2h", "first, session", "full", "wait-until +2h (7200000ms), resume s1"],
     // Hangs: the hang prompt, only when configured, only with a session.
     ["hang", "first, session", "default", "give-up no-hang-retry"],
     ["hang", "first, session, work done", "full", 'resume s1 1/2 in 0ms, "go on"'],

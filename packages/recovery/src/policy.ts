@@ -65,7 +65,7 @@ export type GiveUpReason =
   | "no-fallback"
   /** No auth profile is configured, or every one was tried. */
   | "no-profile"
-  /** The limit resets later than the longest wait. */
+  /** The limit resets (or the agent asks to come back) later than the run may wait. */
   | "reset-too-far"
   /** Hang retries are off, or there is no session to resume. */
   | "no-hang-retry";
@@ -240,14 +240,12 @@ function afterTransient(
     const retry = used + 1;
     let delayMs = backoffDelay(retry, policy.backoff, clock.random);
     if (failure.resetAt !== undefined) {
-      // The agent said when to come back: no sooner, if that is within the backoff's ceiling.
+      // The agent said when to come back: never sooner. Past the backoff's ceiling that is a
+      // wait for a reset (when asked for), else another model; a retry before it would only
+      // spend the retries.
       const hint = failure.resetAt - clock.now();
-      if (hint > policy.backoff.maxMs) {
-        const waited = history.previous.some((attempt) => attempt.action === "wait-until");
-        if (policy.waitForReset && hint <= policy.maxWaitMs && !waited) {
-          return waitUntil(failure, history, policy, hint, label);
-        }
-      } else if (hint > delayMs) delayMs = Math.round(hint);
+      if (hint > policy.backoff.maxMs) return beyondBackoff(failure, history, policy, hint, label);
+      if (hint > delayMs) delayMs = Math.round(hint);
     }
     const next = continuation(history, policy);
     return {
@@ -267,6 +265,36 @@ function afterTransient(
     action: "give-up",
     reason: "retries-spent",
     why: `${label}: gave up after ${plural(used, "retry", "retries")}`,
+  };
+}
+
+/** A transient failure whose agent asks to come back later than the backoff's ceiling. */
+function beyondBackoff(
+  failure: AgentFailure,
+  history: RecoveryHistory,
+  policy: RecoveryPolicy,
+  hintMs: number,
+  label: string,
+): RecoveryDecision {
+  const waited = history.previous.some((attempt) => attempt.action === "wait-until");
+  if (policy.waitForReset && hintMs <= policy.maxWaitMs && !waited) {
+    return waitUntil(failure, history, policy, hintMs, label);
+  }
+  if (failure.kind === "rate-limit" || failure.kind === "overloaded") {
+    const switched = switchModel(failure, history, policy, label);
+    if (switched) return switched;
+  }
+  const why = !policy.waitForReset
+    ? "waiting for a reset is off"
+    : waited
+      ? "the run already waited for a reset once"
+      : `that is past the longest wait (${formatDuration(policy.maxWaitMs)})`;
+  return {
+    action: "give-up",
+    reason: "reset-too-far",
+    why: `${label}: the agent asks to try again in ${formatDuration(hintMs)}${
+      failure.resetText ? ` (${failure.resetText})` : ""
+    }, later than a retry's longest backoff (${formatDuration(policy.backoff.maxMs)}), and ${why}`,
   };
 }
 
@@ -372,7 +400,7 @@ function afterAuth(
  *
  * | failure | decision |
  * |---|---|
- * | connection, rate limit, overloaded, ended mid-turn | retry after a backoff (`maxRetries` per model), resuming the session when there is one; a rate limit or overload that outlasts them switches to the next fallback model |
+ * | connection, rate limit, overloaded, ended mid-turn | retry after a backoff (`maxRetries` per model), never sooner than the agent's "try again in …", resuming the session when there is one; a rate limit or overload that outlasts them switches to the next fallback model. A "try again in …" past the backoff's ceiling: wait for it if asked to (as a reset), else the next fallback model, else give up |
  * | hang | resume with the hang prompt, `hang.maxRetries` times; no prompt or no session: give up |
  * | usage limit | wait for the reset if asked to and it is within `maxWaitMs` (once), else the next fallback model, else give up |
  * | model unavailable, unknown model, unsupported protocol | the next fallback model, else give up |

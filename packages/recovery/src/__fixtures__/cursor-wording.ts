@@ -201,6 +201,13 @@ export const CURSOR_WORDING: readonly WordingSample[] = [
     carries: { httpStatus: 429 },
   },
   {
+    // A quota per minute: it clears by itself, so a rate limit, though it says "quota exceeded".
+    text: "RESOURCE_EXHAUSTED: Quota exceeded for quota metric 'Requests' and limit 'Requests per minute'",
+    kind: "rate-limit",
+    source:
+      "a Google API's per-minute quota, quoted in https://github.com/googleapis/google-cloud-java/issues/7219 (2020-04-28)",
+  },
+  {
     text: "User API Key Rate limit exceeded",
     kind: "rate-limit",
     source:
