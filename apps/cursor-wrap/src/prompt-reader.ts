@@ -91,6 +91,10 @@ function terminalReader(
     hungUp = true;
   };
   input.prependListener("end", onInputEnd);
+  // readline redraws its prompt when the terminal is resized, even while paused: during a
+  // turn that would write "> " over the agent's output. Its listener is taken off between
+  // prompts and put back while one is asked.
+  const resizeListeners = new Set(output.listeners("resize"));
   const rl: Interface = createInterface({
     input,
     output,
@@ -100,6 +104,13 @@ function terminalReader(
     history: history?.load() ?? [],
   });
   rl.setPrompt("> ");
+  const redraws = output.listeners("resize").filter((listener) => !resizeListeners.has(listener));
+  const redrawOnResize = (on: boolean): void => {
+    for (const listener of redraws) {
+      output.off("resize", listener as () => void);
+      if (on) output.on("resize", listener as () => void);
+    }
+  };
   // Typed (or pasted) prompts not asked for yet: none is lost.
   const queued: PromptInput[] = [];
   let waiting: ((input: PromptInput) => void) | undefined;
@@ -123,6 +134,7 @@ function terminalReader(
     if (closed) return;
     output.write(PASTE_OFF);
     rl.pause();
+    redrawOnResize(false);
     input.setRawMode?.(false);
   };
 
@@ -178,6 +190,11 @@ function terminalReader(
       deliver({ kind: "interrupt" });
     }
   });
+  // Ctrl+Z at the prompt: readline stops the process, and on `fg` (SIGCONT) pauses its input
+  // and leaves resuming to us; left paused, nothing would keep the process alive.
+  rl.on("SIGCONT", () => {
+    if (waiting && !closed) rl.resume();
+  });
   rl.on("close", () => {
     closed = true;
     input.off("keypress", onKeypress);
@@ -201,6 +218,7 @@ function terminalReader(
       return new Promise<PromptInput>((resolve) => {
         waiting = resolve;
         input.setRawMode?.(true);
+        redrawOnResize(true);
         rl.resume();
         output.write(PASTE_ON);
         rl.prompt();

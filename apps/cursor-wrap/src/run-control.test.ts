@@ -1,12 +1,12 @@
 import { EventEmitter } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
 import { endingOfCancel, exitCodeOf } from "@cursor-wrap/run";
 import { fakeAgentProcess } from "@cursor-wrap/run/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createRunControl, type ProcessHooks } from "./run-control.js";
 
 let dir: string;
@@ -83,14 +83,37 @@ describe("createRunControl", () => {
     control.dispose();
   });
 
-  it("a second Ctrl+C while stopping kills the tree at once and exits 130", () => {
+  it("a second Ctrl+C while stopping kills the tree at once; the run ends by itself, its log closed", () => {
+    vi.useFakeTimers();
     const { host, control } = setUp(true);
     const agent = fakeAgentProcess();
     control.agentChanged(agent.process);
     host.emit("SIGINT", "SIGINT");
-    expect(() => host.emit("SIGINT", "SIGINT")).toThrow(new ExitCalled(130));
+    host.emit("SIGINT", "SIGINT");
     expect(agent.process.exitInfo).toEqual({ code: null, signal: "SIGKILL" });
+    // The run ends as a stopped run does (its session_end and last line are its own): no
+    // exit comes after it.
     control.dispose();
+    expect(() => vi.advanceTimersByTime(60_000)).not.toThrow();
+    vi.useRealTimers();
+  });
+
+  it("after a second Ctrl+C, a run that does not end exits 130 within 2 s, its log closed", () => {
+    vi.useFakeTimers();
+    const { host, control } = setUp(true);
+    control.agentChanged(fakeAgentProcess().process);
+    host.emit("SIGINT", "SIGINT");
+    host.emit("SIGINT", "SIGINT");
+    expect(() => vi.advanceTimersByTime(1_999)).not.toThrow();
+    expect(() => vi.advanceTimersByTime(1)).toThrow(new ExitCalled(130));
+    const records = readFileSync(log.path, "utf8").trim().split("\n");
+    expect(JSON.parse(records.at(-1)!)).toMatchObject({
+      msg: "session_end",
+      outcome: "cancelled",
+      exit_code: 130,
+    });
+    control.dispose();
+    vi.useRealTimers();
   });
 
   it("a signal during a kill's grace SIGKILLs the tree at once", () => {

@@ -75,8 +75,8 @@ export interface RunControl {
  *
  * | what happens | at the prompt | turn running | kill waiting out its grace | already stopping |
  * |---|---|---|---|---|
- * | Ctrl+C (SIGINT), interactive | the prompt reader sees it: an empty line exits 130, a typed line is cleared | cancel the turn (its tree is killed), back to the prompt | SIGKILL the tree now, cancel the turn | SIGKILL the tree now, exit 130 |
- * | SIGINT with `-p`, SIGTERM, SIGHUP | stop: exit 130 / 143 / 129 | stop: kill the tree, exit 130 / 143 / 129 | SIGKILL the tree now, then stop | SIGINT: SIGKILL now, exit 130; others: ignored |
+ * | Ctrl+C (SIGINT), interactive | the prompt reader sees it: an empty line exits 130, a typed line is cleared | cancel the turn (its tree is killed), back to the prompt | SIGKILL the tree now, cancel the turn | SIGKILL the tree now, the run ends (exit 130 within 2 s) |
+ * | SIGINT with `-p`, SIGTERM, SIGHUP | stop: exit 130 / 143 / 129 | stop: kill the tree, exit 130 / 143 / 129 | SIGKILL the tree now, then stop | SIGINT: SIGKILL now, the run ends (exit 130 within 2 s whatever holds it up); others: ignored |
  * | stdout closed (EPIPE) | stop quietly, exit 1 | stop quietly: kill the tree, exit 1 | same | ignored |
  * | any other stdout write error (ENOSPC, EFBIG, …) | stop: one line naming the error, exit 1, flagged | stop: kill the tree, the same line, exit 1 | same | ignored |
  * | error writing stderr | ignored: there is nowhere left to report it | | | |
@@ -88,6 +88,9 @@ export interface RunControl {
  * resolves {@link RunControl.shutdown}, which ends the session loop; the exit code follows
  * from {@link endingOfCancel}.
  */
+/** After a second Ctrl+C, how long the run may take to end by itself before it exits anyway. */
+const HURRIED_EXIT_MS = 2_000;
+
 export function createRunControl(options: RunControlOptions): RunControl {
   const { log, print } = options;
   const host: ProcessHooks = options.process ?? process;
@@ -95,6 +98,8 @@ export function createRunControl(options: RunControlOptions): RunControl {
   let sentinel: TreeSentinel | undefined;
   let turn: AbortController | undefined;
   let stopping: CancelReason | undefined;
+  // Armed by a second Ctrl+C: the exit if the run does not end by itself.
+  let hurry: NodeJS.Timeout | undefined;
   let resolveShutdown: (reason: CancelReason) => void = () => {};
   const shutdown = new Promise<CancelReason>((resolve) => {
     resolveShutdown = resolve;
@@ -110,10 +115,15 @@ export function createRunControl(options: RunControlOptions): RunControl {
   const onSignal = (signal: NodeJS.Signals): void => {
     writeRecord(log, "signal_received", { signal });
     if (stopping) {
-      // A second Ctrl+C while shutting down: no more grace.
+      // A second Ctrl+C while shutting down: no more grace. The tree goes at once, and the run
+      // ends by itself (its log, its last line); should anything still hold it up, it exits
+      // anyway soon after, its log closed.
       if (signal === "SIGINT") {
         agent?.killSync();
-        host.exit(signalExitCode("SIGINT"));
+        hurry ??= setTimeout(() => {
+          log.close({ outcome: "cancelled", flagged: true, exit_code: signalExitCode("SIGINT") });
+          host.exit(signalExitCode("SIGINT"));
+        }, HURRIED_EXIT_MS);
       }
       return;
     }
@@ -188,6 +198,7 @@ export function createRunControl(options: RunControlOptions): RunControl {
       return stopping ? endingOfCancel(stopping) : sessionEnding;
     },
     dispose() {
+      clearTimeout(hurry);
       sentinel?.close();
       for (const signal of SHUTDOWN_SIGNALS) host.off(signal, onSignal);
       options.stdout.off("error", onStdoutError);

@@ -205,6 +205,38 @@ describe.runIf(pty !== null)("on a terminal", () => {
     expect(await session.exited).toBe(0);
   });
 
+  it("goes on at the prompt after Ctrl+Z and fg", async () => {
+    const session = onTerminal([], { scenario: "quick", jobControl: true });
+    await session.sees("> ");
+    session.terminal.write("\u001a");
+    // Stopped; the shell says so and brings it back with `fg` (SIGCONT).
+    await session.sees("stopped");
+    await session.sees("> ");
+    session.terminal.write("hello\r");
+    await session.sees("Done: hello");
+    await session.sees("> ");
+    session.terminal.write("\u0004");
+    expect(await session.exited).toBe(0);
+    expect(logRecords(session).at(-1)).toMatchObject({ msg: "session_end", exit_code: 0 });
+  });
+
+  it("draws no prompt over a turn's output when the terminal is resized", async () => {
+    const session = onTerminal(["--idle-timeout", "1m"], "tool-hang:60000");
+    await session.sees("> ");
+    session.terminal.write("build\r");
+    await session.sees("npm run build");
+    const from = session.output().length;
+    // One change of size (SIGWINCHes coalesce: a size changed and changed back is none).
+    session.terminal.resize(90, 24);
+    session.terminal.write("\u0003");
+    await session.sees("Cancelled");
+    const during = session.output().slice(from, session.output().indexOf("Cancelled", from));
+    expect(during).not.toContain("> ");
+    await session.sees("> ");
+    session.terminal.write("\u0004");
+    expect(await session.exited).toBe(0);
+  });
+
   it("ends like a hangup, not a crash, when the terminal is closed at the prompt, with a line half typed, or mid-turn", async () => {
     for (const when of ["at the prompt", "half typed", "mid-turn"] as const) {
       const home = mkdtempSync(join(tmpdir(), "cursor-wrap-hangup-home-"));

@@ -288,6 +288,13 @@ export interface TerminalOptions {
   defaults?: boolean;
   /** Send stdout to this file instead (stderr stays on the terminal). */
   redirectStdout?: string;
+  /**
+   * Run it as a job of a shell with job control, as people do: Ctrl+Z stops it (a process
+   * alone on a terminal is in an orphaned group, where the kernel ignores Ctrl+Z); the shell
+   * then prints `stopped` and brings it back with `fg`. `exited` is the shell's exit code,
+   * which is cursor-wrap's.
+   */
+  jobControl?: boolean;
 }
 
 /** Run cursor-wrap on a terminal; resolves with its exit code and everything it printed. */
@@ -296,16 +303,21 @@ export function onTerminal(args: string[], options: TerminalOptions | string = {
     scenario,
     env = {},
     defaults = true,
+    jobControl = false,
   } = typeof options === "string" ? { scenario: options } : options;
   const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-pty-"));
   runDirs.push(dir);
-  const terminal = pty!.spawn(
+  const command = [
     process.execPath,
-    [
-      CLI,
-      ...(defaults ? ["--agent-bin", fakeAgentBin, "--log-dir", join(dir, "logs")] : []),
-      ...args,
-    ],
+    CLI,
+    ...(defaults ? ["--agent-bin", fakeAgentBin, "--log-dir", join(dir, "logs")] : []),
+    ...args,
+  ];
+  const terminal = pty!.spawn(
+    jobControl ? "/bin/bash" : command[0]!,
+    jobControl
+      ? ["--norc", "--noprofile", "-c", 'set -m; "$@"; echo stopped; fg', "bash", ...command]
+      : command.slice(1),
     {
       cols: 100,
       rows: 30,
