@@ -167,6 +167,12 @@ describe("signals during a turn", () => {
     expect(result.code).toBe(130);
     expect(performance.now() - second).toBeLessThan(15_000); // well before the 20 s grace
     await expect.poll(() => isAlive(invocations(result)[0]!.pid), { timeout: 20_000 }).toBe(false);
+    // Ended as a stopped run: the kill, the turn's end and the session's end are in the log,
+    // and stdout's last line says it was cancelled.
+    const records = logRecords(wrapped);
+    expect(records.some((record) => record.msg === "agent_killed")).toBe(true);
+    expect(records.at(-1)).toMatchObject({ msg: "session_end", exit_code: 130 });
+    expect(wrapperLines(result.stdout).at(-1)).toMatchObject({ subtype: "cancelled" });
   });
 });
 
