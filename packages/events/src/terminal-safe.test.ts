@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import { terminalSafe } from "./terminal-safe.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
-/** Anything a terminal would act on, rather than print. */
+/** Anything a terminal would act on, rather than print, or would print as nothing. */
 const ACTIVE =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb\u{e0000}-\u{e007f}]/u;
 
 describe("terminalSafe", () => {
   it.each([
@@ -24,6 +24,11 @@ describe("terminalSafe", () => {
     ["a\u2066b\u2069", "a\\u2066b\\u2069"],
     ["line one\r\nline two\n\tindented", "line one\nline two\n\tindented"],
     ["plain text, ünïcödé, emoji 🚀", "plain text, ünïcödé, emoji 🚀"],
+    // Invisible: nothing would show where text hides (tags spell "Hi" unseen).
+    ["a\u200bb\u2060c\ufeffd", "a\\u200bb\\u2060c\\ufeffd"],
+    ["ok\u{e0048}\u{e0069}", "ok\\u{e0048}\\u{e0069}"],
+    // Joiners stay: emoji sequences and scripts are made of them.
+    ["👩\u200d💻 می\u200cخواهم", "👩\u200d💻 می\u200cخواهم"],
   ])("shows %j as %j", (input, expected) => {
     expect(terminalSafe(input)).toBe(expected);
   });

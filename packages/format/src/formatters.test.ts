@@ -329,6 +329,26 @@ describe("text", () => {
     });
   }
 
+  it("shows an error result's words unless the turn's text already said them", () => {
+    const failed = (result: string) =>
+      line({ type: "result", subtype: "error", is_error: true, result, session_id: "s" });
+    const alone = render("text", [failed("Provider refused: \u001b]0;x\u0007quota")], {}, true);
+    expect(alone.out.text()).toContain("✗ Provider refused: ");
+    expect(alone.out.text()).not.toMatch(/\u001b\]/);
+    const said = render(
+      "text",
+      [
+        line({ type: "assistant", message: { content: [{ type: "text", text: "It broke." }] } }),
+        failed("It broke."),
+      ],
+      {},
+      true,
+    );
+    expect(said.out.text()).not.toContain("✗");
+    const success = render("text", [line({ type: "result", subtype: "success", result: "ok" })]);
+    expect(success.out.text()).not.toContain("ok");
+  });
+
   it("renders every tool kind, started and completed, as in its golden file", async () => {
     const samples: Record<string, [Record<string, unknown>, Record<string, unknown>]> = {
       shellToolCall: [

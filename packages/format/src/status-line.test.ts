@@ -2,7 +2,7 @@ import { createColors } from "picocolors";
 import { describe, expect, it } from "vitest";
 import { createStatusLine } from "./status-line.js";
 
-function setUp() {
+function setUp(columns?: number, colour = false) {
   let clock = 0;
   let written = "";
   const line = createStatusLine({
@@ -11,9 +11,10 @@ function setUp() {
         written += String(chunk);
         return true;
       },
+      ...(columns === undefined ? {} : { columns }),
     },
     tty: true,
-    paint: createColors(false),
+    paint: createColors(colour),
     now: () => clock,
     refreshMs: 1_000,
     atLineStart: () => true,
@@ -33,6 +34,26 @@ function setUp() {
 }
 
 describe("createStatusLine", () => {
+  it("never takes the terminal's whole width, so it cannot wrap and leave copies behind", () => {
+    const { line, at, shown } = setUp(40);
+    line.startTurn(0);
+    line.toolStarted("c1", `\`npm run ${"a".repeat(60)}\``, 0);
+    at(2_000);
+    // ⏳ takes two columns: 39 in all, the last one "…".
+    expect(shown()).toBe(`⏳ \`npm run ${"a".repeat(26)}…`);
+    line.toolEnded("c1");
+    line.toolStarted("c2", "`ls`", 2_000);
+    expect(shown()).toBe("⏳ `ls` · 0ms");
+    // Wide characters count twice; a cut inside colour resets it.
+    const wide = setUp(12, true);
+    wide.line.startTurn(0);
+    wide.line.toolStarted("c1", "日本語のコマンド", 0);
+    expect(wide.shown().replace(/\u001b\[[0-9;]*m/g, "")).toBe("⏳ 日本語…");
+    expect(wide.shown().endsWith("…\u001b[0m")).toBe(true);
+    line.close();
+    wide.line.close();
+  });
+
   it("says what the agent is doing from the start of a turn", () => {
     const { line, at, shown } = setUp();
     line.startTurn(0);

@@ -130,7 +130,7 @@ export function createStatusLine(options: StatusLineOptions): StatusLine {
     },
     draw() {
       if (!tty || !options.atLineStart()) return;
-      const next = text();
+      const next = fitWidth(text(), out.columns);
       if (!next) return;
       out.write(next);
       drawn = next;
@@ -155,4 +155,48 @@ export function createStatusLine(options: StatusLineOptions): StatusLine {
     },
   };
   return line;
+}
+
+// Characters a terminal draws two columns wide: East Asian wide and full-width forms, and
+// emoji (the status line's ⏳ among them).
+const WIDE =
+  /[\u1100-\u115f\u231a\u231b\u23e9-\u23ec\u23f0\u23f3\u25fd\u25fe\u2614\u2615\u2648-\u2653\u26a1\u26aa\u26ab\u26bd\u26be\u26c4\u26c5\u26ce\u26d4\u26ea\u26f2-\u26fa\u26fd\u2705\u270a\u270b\u2728\u274c\u274e\u2753-\u2755\u2757\u2795-\u2797\u27b0\u27bf\u2b1b\u2b1c\u2b50\u2b55\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f680}-\u{1f6ff}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
+const COLOUR = /\u001b\[[0-9;]*m/y;
+
+/**
+ * `text` cut to fit `columns` (a column spare, so the terminal never wraps it: a wrapped line
+ * could not be erased in place and would leave a copy behind at every redraw), ending in "…"
+ * when cut. Colour sequences are kept and take no room; one is reset after a cut.
+ */
+function fitWidth(text: string, columns: number | undefined): string {
+  if (columns === undefined || !Number.isFinite(columns) || columns < 3) return text;
+  const room = columns - 1;
+  if (widthUpTo(text, Number.POSITIVE_INFINITY).columns <= room) return text;
+  const cut = widthUpTo(text, room - 1);
+  return `${text.slice(0, cut.index)}…${cut.coloured ? "\u001b[0m" : ""}`;
+}
+
+/**
+ * Walk `text` while it fits in `limit` columns: where it stops, the columns taken, and whether
+ * a colour sequence was passed (colour sequences take no room).
+ */
+function widthUpTo(text: string, limit: number) {
+  let columns = 0;
+  let coloured = false;
+  let index = 0;
+  while (index < text.length) {
+    COLOUR.lastIndex = index;
+    const colour = COLOUR.exec(text);
+    if (colour) {
+      coloured = true;
+      index += colour[0].length;
+      continue;
+    }
+    const character = String.fromCodePoint(text.codePointAt(index)!);
+    const width = WIDE.test(character) ? 2 : 1;
+    if (columns + width > limit) break;
+    columns += width;
+    index += character.length;
+  }
+  return { index, columns, coloured };
 }

@@ -208,10 +208,16 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
         else renderToolEnd(event);
         return;
       case "result": {
-        usage = resultInfo(event)?.usage;
+        const result = resultInfo(event);
+        usage = result?.usage;
         status.reset();
         status.refresh();
         if (!atLineStart) print("\n");
+        // An error result's words may be all the agent says of what failed: shown, unless they
+        // are the text already shown.
+        const failed = result?.isError ? result.text.trim() : "";
+        if (failed && !assistant.text().includes(failed))
+          line(paint.red(`✗ ${safe(failed)}`), "meta");
         return;
       }
       case "error": {

@@ -111,6 +111,8 @@ export interface Formatter {
 export interface Output {
   write(chunk: string | Uint8Array): unknown;
   isTTY?: boolean;
+  /** A terminal's width in columns (the live status line is cut to fit it). */
+  columns?: number;
 }
 
 /** Options for {@link createFormatter}. */

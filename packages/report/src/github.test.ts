@@ -177,6 +177,7 @@ describe("githubSummary", () => {
       "a\\|b \\*c\\* \\[d\\]\\(e\\) &lt;f&gt; &amp; \\`g\\` \\\\ h i",
     );
     expect(markdownText("bidi \u202e and \u001b[31m")).toBe("bidi  and \\[31m");
+    expect(markdownText("hid\u200bden\u{e0048}\u{e0069}")).toBe("hidden");
     expect(codeBlock(["```", "````x"])).toBe("`````text\n```\n````x\n`````");
   });
 });

@@ -6,8 +6,11 @@
 // GitHub's HTML sanitiser also leaves as text.
 const PUNCTUATION = /[\\`*_{}[\]()#+\-.!|~"'$%,/:;=?@^]/g;
 const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;" };
-// C0 and C1 controls, and the bidirectional overrides that make text read otherwise than it is.
-const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+// C0 and C1 controls, the bidirectional overrides that make text read otherwise than it is,
+// and characters that show nothing, so text could hide in them (the zero-width space, word
+// joiner, BOM, tag characters; as @cursor-wrap/events' terminalSafe).
+const INVISIBLE =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb\u{e0000}-\u{e007f}]/gu;
 
 /** Text as literal Markdown on one line (a table cell, a list item): nothing in it renders. */
 export function markdownText(text: string): string {
