@@ -94,14 +94,19 @@ export function createContractStream(
       // ends with an error and `done`.
       if (!turnStarted || normalizer?.ended) return;
       const turn = current();
-      send([
-        ...turn.error(
-          "run-failed",
-          "the run ended before the turn did (see stderr and the log)",
-          true,
-        ),
-        ...turn.end(cancelled ? "cancelled" : "error"),
-      ]);
+      // Cancelled before the turn could end (or begin): that is no failure.
+      send(
+        cancelled
+          ? turn.end("cancelled")
+          : [
+              ...turn.error(
+                "run-failed",
+                "the run ended before the turn did (see stderr and the log)",
+                true,
+              ),
+              ...turn.end("error"),
+            ],
+      );
       turnStarted = false;
     },
   };

@@ -166,7 +166,23 @@ describe("runAgent", () => {
     expect(result.attempts).toEqual([]);
     const contract = contractOf(events);
     expectWellFormed(contract);
-    expect(contract.at(-1)).toMatchObject({ type: "done" });
+    // Cancelled, not failed: no error before it.
+    expect(contract.map((event) => event.type)).toEqual(["protocol", "done"]);
+    expect(contract.at(-1)).toMatchObject({ data: { finishReason: "cancelled" } });
+  });
+
+  it.each([
+    ["cancel()", (run: AgentRun) => run.cancel("not needed")],
+    ["an abort", (_run: AgentRun, abort: AbortController) => abort.abort("not needed")],
+  ])("%s right after the call ends the events in done cancelled", async (_name, stop) => {
+    const abort = new AbortController();
+    const run = fakeRun("normal", { signal: abort.signal });
+    stop(run, abort);
+    const contract = contractOf(await collect(run));
+    expect((await run.result).ending.kind).toBe("cancelled");
+    expectWellFormed(contract);
+    expect(contract.at(-1)).toMatchObject({ data: { finishReason: "cancelled" } });
+    expect(contract.some((event) => event.type === "error")).toBe(false);
   });
 
   it("rejects with a typed error when the agent cannot start, the events still ending in done", async () => {

@@ -440,8 +440,14 @@ export function runAgent(options: RunAgentOptions): AgentRun {
           ...(session.agentVersion === undefined ? {} : { agent_version: session.agentVersion }),
         });
       }
-      // A run stopped before its first turn still has its events: protocol, then done.
-      if (!contractSeen) tap?.startTurn();
+      // A run stopped before its first turn still has its events: protocol, then done, which
+      // says it was cancelled when it was.
+      if (!contractSeen) {
+        tap?.startTurn();
+        if (session.ending.kind === "cancelled" || stopping) {
+          tap?.wrapper({ kind: "cancelled", terminal: true });
+        }
+      }
       return { ...session, logPath: log.path === "" ? undefined : log.path };
     } catch (error) {
       if (owned) closeLogAfterFailure(log, error, Math.round(performance.now() - startedAt));
