@@ -130,8 +130,11 @@ export interface StderrRelayOptions {
   /** The wrapper's stderr. */
   show: StderrShow;
   mode: StderrMode;
-  /** A line arrived: JSON events count as activity only; other text may explain a failure. */
-  onLine(line: { json: boolean; text: string }): void;
+  /**
+   * A line arrived: JSON events (the agent's mirror of its stream) count as activity, and an
+   * error event among them may name a failure; other text may explain one.
+   */
+  onLine(line: { json: boolean; text: string; event: AgentEvent }): void;
   /** A chunk was handled. */
   onChunk(): void;
 }
@@ -175,7 +178,7 @@ export function relayStderr(
     for (const event of events) {
       const json = event.kind === "json";
       const text = event.kind === "oversize" ? event.line.toString("utf8") : event.text;
-      options.onLine({ json, text });
+      options.onLine({ json, text, event });
       if (mode === "all" || (mode === "errors" && !json)) shown.push(text);
     }
     display(shown);

@@ -322,6 +322,44 @@ describe("runTurn", () => {
     expect(stderr.bytes().toString()).toBe("Error: stream closed unexpectedly\n");
   });
 
+  it("reads a failure named by an error event on stderr only, or by an error result", async () => {
+    const usage = { type: "error", message: "Error: You've hit your usage limit" };
+    const onStderr = setUp();
+    const first = startTurn(onStderr.context);
+    await onStderr.agent.whenStarted;
+    onStderr.agent.stdout(line({ type: "system", subtype: "init", session_id: SESSION }));
+    onStderr.agent.stderr(`${JSON.stringify(usage)}\n`);
+    onStderr.agent.exit({ code: 1, signal: null });
+    expect(await first).toMatchObject({
+      outcome: "abnormal",
+      failure: { kind: "usage-limit", transient: false },
+    });
+    // Unknown words in an error event on stderr are no failure of their own.
+    const unknown = setUp();
+    const second = startTurn(unknown.context);
+    await unknown.agent.whenStarted;
+    unknown.agent.stdout(line({ type: "system", subtype: "init", session_id: SESSION }));
+    unknown.agent.stderr(`${JSON.stringify({ type: "error", message: "odd" })}\n`);
+    unknown.agent.exit({ code: 1, signal: null });
+    expect(await second).toMatchObject({ failure: { kind: "ended-mid-turn" } });
+    // An error result whose words name a usage limit is that failure, not just an error.
+    const result = setUp();
+    const third = startTurn(result.context);
+    await result.agent.whenStarted;
+    result.agent.stdout(
+      line({ type: "result", subtype: "error", is_error: true, result: usage.message }),
+    );
+    result.agent.exit({ code: 1, signal: null });
+    expect(await third).toMatchObject({ outcome: "abnormal", failure: { kind: "usage-limit" } });
+    // An error result naming nothing stays a completed turn with an error.
+    const plain = setUp();
+    const fourth = startTurn(plain.context);
+    await plain.agent.whenStarted;
+    plain.agent.stdout(line({ type: "result", subtype: "error", is_error: true, result: "no" }));
+    plain.agent.exit({ code: 1, signal: null });
+    expect(await fourth).toMatchObject({ outcome: "completed", resultIsError: true });
+  });
+
   it("stops an agent whose stream begins with an unsupported protocol version, at once", async () => {
     const { agent, context, stdout } = setUp();
     const turn = startTurn(context);

@@ -425,8 +425,9 @@ function turnResult(
   if (signal.aborted)
     return { ...base, outcome: "cancelled", cancel: signal.reason as CancelReason };
   // A result after an unsupported protocol version, or a tool call the turn refused, is not
-  // one this side can trust.
-  if (facts.resultReceived && !facts.rejected) {
+  // one this side can trust. An error result that names a failure (a usage limit, say) is
+  // that failure: recovery may answer it (another model), where an error result alone ends.
+  if (facts.resultReceived && !facts.rejected && !(facts.resultIsError && facts.failure)) {
     return { ...base, outcome: "completed" };
   }
   // No result: what the agent said, or how it ended, tells what went wrong.
@@ -572,6 +573,9 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
     onLine(line) {
       monitor.observe({ type: "activity", eventType: "stderr" }, now());
       if (!line.json) facts.stderrText(line.text);
+      // An error event the agent wrote on stderr only (mirrored ones name the same failure).
+      else if (line.event.kind === "json" && line.event.type === "error")
+        facts.stderrError(line.event);
     },
     onChunk: () => watch.timer.rearm(),
   });

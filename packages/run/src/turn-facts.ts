@@ -2,6 +2,7 @@ import {
   type AgentEvent,
   eventTypeOf,
   isSupportedProtocolVersion,
+  type JsonEvent,
   protocolVersionOf,
   resultInfo,
   type Usage,
@@ -49,6 +50,11 @@ export interface TurnFactsCollector {
   event(event: AgentEvent, signal: MonitorSignal): boolean;
   /** Take one stderr line that is not a JSON event. */
   stderrText(text: string): void;
+  /**
+   * Take an error event written on stderr (the agent mirrors its stream there): its words count
+   * when they name a failure, as a stderr line's do (unknown words make no `agent-error`).
+   */
+  stderrError(event: JsonEvent): void;
   /** The caller refused the turn for `failure` (it wins over anything the agent said). */
   reject(failure: AgentFailure): void;
 }
@@ -80,6 +86,10 @@ export function createTurnFacts(options: { resuming: boolean }): TurnFactsCollec
   let rejection: AgentFailure | undefined;
   const update = (): void => {
     facts.failure = rejection ?? reader.failure;
+  };
+  const errorMessage = (event: JsonEvent): string => {
+    const message = event.data.message ?? event.data.error;
+    return typeof message === "string" ? message : eventTypeOf(event);
   };
   const reject = (failure: AgentFailure): void => {
     if (rejection) return;
@@ -146,12 +156,18 @@ export function createTurnFacts(options: { resuming: boolean }): TurnFactsCollec
           break;
       }
       if (event.kind === "text") reader.line(event.text);
-      else if (event.kind === "json" && event.type === "error") {
-        const message = event.data.message ?? event.data.error;
-        reader.errorEvent(typeof message === "string" ? message : eventTypeOf(event));
+      else if (event.kind === "json" && event.type === "error")
+        reader.errorEvent(errorMessage(event));
+      else if (signal.type === "done" && facts.resultIsError && facts.resultText) {
+        // An error result's words may name the failure (nothing else did, most often).
+        reader.line(facts.resultText);
       }
       update();
       return newSession;
+    },
+    stderrError(event) {
+      reader.line(errorMessage(event));
+      update();
     },
     stderrText(text) {
       if (text.trim()) facts.lastStderr = text.trim();
