@@ -43,6 +43,8 @@ export const ERROR_CODES = {
   internalError: -32603,
   /** The request was cancelled (a prompt not yet accepted when its work was cancelled). */
   requestCancelled: -32800,
+  /** Not a request ACP has: a JSON-RPC batch (an array of messages). */
+  invalidRequest: -32600,
 } as const;
 
 const isObject = (value: unknown): value is JsonObject =>

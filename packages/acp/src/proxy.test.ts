@@ -182,6 +182,27 @@ describe("startAcpProxy: a transparent proxy", () => {
     ]);
   });
 
+  it("answers an editor's batch instead of passing it on: ACP has none", async () => {
+    const h = start();
+    await h.settle();
+    h.editor.sendRaw(
+      '[{"jsonrpc":"2.0","id":5,"method":"session/new","params":{}},{"jsonrpc":"2.0","method":"n"}]\n',
+    );
+    h.editor.sendRaw("[]\n");
+    h.editor.sendRaw('[{"jsonrpc":"2.0","method":"n"}]\n');
+    await h.settle();
+    expect(h.agent.lines).toEqual([]);
+    expect(h.editor.lines.map((line) => line.message)).toEqual([
+      expect.objectContaining({ id: 5, error: expect.objectContaining({ code: -32600 }) }),
+      expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) }),
+    ]);
+    expect(h.recorded("acp_batch_rejected")).toMatchObject([
+      { requests: 1, ids: [5] },
+      { requests: 0 },
+      { requests: 0 },
+    ]);
+  });
+
   it("keeps lines from the agent that are not JSON-RPC away from the editor", async () => {
     const h = start();
     await h.settle();

@@ -10,6 +10,8 @@ import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import {
   createPendingRequests,
+  errorResponse,
+  type JsonRpcBatch,
   lineWithId,
   loggedId,
   type PendingRequest,
@@ -1143,6 +1145,10 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       answerFailed(item);
       return;
     }
+    if (item.kind === "invalid" && item.batch) {
+      rejectBatch(item.batch, item.raw.length);
+      return;
+    }
     const at = now();
     switch (item.kind) {
       case "request": {
@@ -1221,6 +1227,29 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
         break;
     }
     toAgent(item);
+  }
+
+  /**
+   * A batch from the editor: ACP has none, and an agent that answered one would answer with an
+   * array the proxy cannot pass back. Each request in it is answered with an error; a batch of
+   * neither requests nor notifications (`[]`) gets one with a null id, as JSON-RPC answers it.
+   */
+  function rejectBatch(batch: JsonRpcBatch, bytes: number): void {
+    const why =
+      "cursor-wrap's ACP watchdog does not pass JSON-RPC batches on: ACP does not use them; send each message on its own line";
+    for (const id of batch.requestIds) {
+      answeredByProxy.add(id.key);
+      tellEditor(errorMessage(id, ERROR_CODES.invalidRequest, why));
+    }
+    if (batch.requestIds.length === 0 && batch.notifications === 0) {
+      tellEditor(errorResponse(null, ERROR_CODES.invalidRequest, `Invalid Request: ${why}`));
+    }
+    record("acp_batch_rejected", {
+      bytes,
+      requests: batch.requestIds.length,
+      ids: batch.requestIds.slice(0, 50).map(loggedId),
+      summary: `a batch from the editor was not passed on; its ${batch.requestIds.length} request(s) answered with an error`,
+    });
   }
 
   /** Pass editor bytes to the agent, or hold them while it starts. */

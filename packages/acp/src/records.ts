@@ -71,6 +71,8 @@ export const ACP_RECORDS = {
   acp_unknown_response: "warn",
   /** A line from the agent that is not a JSON-RPC message (a banner, a log line): dropped. */
   acp_invalid_line: "warn",
+  /** A JSON-RPC batch from the editor (ACP has none): not passed on, its requests answered with an error. */
+  acp_batch_rejected: "warn",
   /** A line above the size cap: forwarded in pieces, unparsed. */
   acp_oversize_line: "warn",
   /** The proxy is shutting the agent down (why), and each step of it. */

@@ -11,6 +11,7 @@ import {
   createMessageReader as createJsonRpcReader,
   createOutbox,
   exactId,
+  type JsonRpcBatch,
   type JsonRpcError,
   type JsonRpcId,
   type InvalidReason as JsonRpcInvalidReason,
@@ -71,6 +72,8 @@ export type Incoming =
       reason: InvalidReason;
       /** The line's first bytes, for the log. */
       head: string;
+      /** A batch's requests and notifications (reason `batch`), to answer them. */
+      batch?: JsonRpcBatch;
     }
   | {
       /** A piece of a line above the size cap: passed on as it comes, never parsed. */
@@ -134,7 +137,14 @@ function incomingOf(
         error: message.error,
       };
     case "batch":
-      return { kind: "invalid", raw, unterminated, reason: "batch", head: headOf(line) };
+      return {
+        kind: "invalid",
+        raw,
+        unterminated,
+        reason: "batch",
+        head: headOf(line),
+        batch: message,
+      };
     case "invalid":
       return { kind: "invalid", raw, unterminated, reason: message.reason, head: headOf(line) };
     default: {

@@ -160,11 +160,15 @@ function classifyScanned(result: ScanResult, envelope: OversizeEnvelope): JsonRp
   }
   if (result.root === "array") {
     const requestIds: JsonRpcId[] = [];
+    let notifications = 0;
     for (let index = 0; index < BATCH_MEMBERS; index += 1) {
-      const id = idFromText(result.captures.get(pathKey([index, "id"])));
-      if (id && result.captures.has(pathKey([index, "method"]))) requestIds.push(id);
+      if (!result.captures.has(pathKey([index, "method"]))) continue;
+      const idText = result.captures.get(pathKey([index, "id"]));
+      const id = idFromText(idText);
+      if (id) requestIds.push(id);
+      else if (idText === undefined) notifications += 1;
     }
-    return { kind: "batch", requestIds };
+    return { kind: "batch", requestIds, notifications };
   }
   if (result.root !== "object") return { kind: "invalid", reason: "not-an-object" };
   if (!envelope.jsonrpc2) return { kind: "invalid", reason: "no-jsonrpc-2.0" };

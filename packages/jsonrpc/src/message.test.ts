@@ -109,6 +109,12 @@ describe("classifyLine", () => {
           key: "n:12345678901234567890",
         },
       ],
+      notifications: 1,
+    });
+    expect(classifyLine(Buffer.from("[1,2]"))).toEqual({
+      kind: "batch",
+      requestIds: [],
+      notifications: 0,
     });
   });
 });

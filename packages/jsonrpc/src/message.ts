@@ -61,6 +61,8 @@ export interface JsonRpcBatch {
   kind: "batch";
   /** The ids of the batch's members that are requests (an id and a method). */
   requestIds: JsonRpcId[];
+  /** How many of its members are notifications (a method, no id). */
+  notifications: number;
 }
 
 /** A line that is not a JSON-RPC 2.0 message, and why. */
@@ -144,14 +146,17 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 export function classifyValue(value: unknown, line?: Uint8Array): JsonRpcMessage {
   if (Array.isArray(value)) {
     const requestIds: JsonRpcId[] = [];
+    let notifications = 0;
     for (const [index, item] of value.entries()) {
-      if (!isObject(item) || typeof item.method !== "string" || !Object.hasOwn(item, "id")) {
+      if (!isObject(item) || typeof item.method !== "string") continue;
+      if (!Object.hasOwn(item, "id")) {
+        notifications += 1;
         continue;
       }
       const id = exactId(item.id, line, [index, "id"]);
       if (id) requestIds.push(id);
     }
-    return { kind: "batch", requestIds };
+    return { kind: "batch", requestIds, notifications };
   }
   if (!isObject(value)) return { kind: "invalid", reason: "not-an-object" };
   if (value.jsonrpc !== "2.0") return { kind: "invalid", reason: "no-jsonrpc-2.0" };

@@ -5,6 +5,7 @@
 
 import {
   errorResponse,
+  type JsonRpcBatch,
   type JsonRpcId,
   loggedId,
   type OversizePiece,
@@ -47,8 +48,23 @@ function track(
   if (progress !== undefined) state.byProgress.set(progress, id.key);
 }
 
-/** Answer each request of a batch with an error: MCP does not use batches. */
-function rejectBatch(state: LinkState, requestIds: readonly JsonRpcId[], bytes: number): void {
+/**
+ * Answer each request of a batch with an error: MCP does not use batches. A batch holding
+ * neither a request nor a notification (`[]`, `[1, 2]`) gets one error with a null id, as
+ * JSON-RPC answers an empty or invalid batch; one of notifications only gets no answer.
+ */
+function rejectBatch(state: LinkState, batch: JsonRpcBatch, bytes: number): void {
+  const { requestIds } = batch;
+  if (requestIds.length === 0 && batch.notifications === 0) {
+    state.answer(
+      errorResponse(
+        null,
+        BATCH_REJECTED_CODE,
+        "Invalid Request: an empty batch, or one with no request in it (cursor-wrap's MCP watchdog does not pass JSON-RPC batches on)",
+        { server: state.serverId },
+      ),
+    );
+  }
   for (const id of requestIds) {
     state.answered(id);
     state.answer(
@@ -99,7 +115,7 @@ function fromClientMessage(state: LinkState, message: ValidMessage, raw: Buffer,
   logMessage(state, "client→server", message, raw.length);
   switch (message.kind) {
     case "batch":
-      rejectBatch(state, message.requestIds, raw.length);
+      rejectBatch(state, message, raw.length);
       return;
     case "request": {
       const tool = toolOf(message);
@@ -187,7 +203,7 @@ export function createClientHandler(state: LinkState): (item: ReadItem) => void 
     }
     if (oversizeIsBatch) {
       if (piece.final && piece.message?.kind === "batch") {
-        rejectBatch(state, piece.message.requestIds, piece.bytes);
+        rejectBatch(state, piece.message, piece.bytes);
       }
       return;
     }

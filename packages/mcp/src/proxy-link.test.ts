@@ -334,6 +334,25 @@ describe("linkMcpPeers: the smaller defects (item 7)", () => {
     expect(t.names()).toContain("mcp_batch_rejected");
   });
 
+  it.each([
+    ["empty", "[]", 1],
+    ["of no request", "[1,2]", 1],
+    ["of notifications only", '[{"jsonrpc":"2.0","method":"notifications/x"}]', 0],
+  ])(
+    "answers a client batch %s as JSON-RPC does: one Invalid Request with a null id, or nothing",
+    async (_name, batch, errors) => {
+      const t = setUp();
+      t.send(`${batch}\n`);
+      await settle();
+      expect(t.toClient()).toEqual(
+        Array.from({ length: errors }, () =>
+          expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) }),
+        ),
+      );
+      expect(t.toServer()).toBe("");
+    },
+  );
+
   it("passes on a last message without a newline, then answers what is still open", async () => {
     const t = setUp();
     t.send(call(1));
