@@ -515,6 +515,14 @@ function deepValueHasSecret(root: unknown): boolean {
  * Whether a value given under a secret's name (a key, a flag before it) is replaced: a string
  * with something in it, not replaced already. One rule for the pre-check and the redaction.
  */
+/**
+ * A string field of a record of one's own, redacted: all of it under a key that names a secret
+ * (`namesSecret`, from {@link isSecretName}), else the secrets in it.
+ */
+export function redactField(namesSecret: boolean, value: string): string {
+  return namesSecret && isHiddenValue(value) ? REPLACEMENT : redact(value);
+}
+
 function isHiddenValue(item: unknown): item is string {
   return typeof item === "string" && item !== "" && item !== REPLACEMENT;
 }

@@ -558,7 +558,7 @@ describe("openSessionLog", () => {
     expect(plainRecordLine(20, "options", { tools: ["a"] }, now)).toBeUndefined();
   });
 
-  it("redacts a plain record as it redacts one pino writes: the whole line", () => {
+  it("redacts each string of a plain record, and all of one under a key naming a secret; pino's records as a whole line", () => {
     const log = open();
     log.decision(
       "tool_call_opened",
@@ -566,6 +566,9 @@ describe("openSessionLog", () => {
         call_id: "c1",
         kind: "shell",
         label: "export API_KEY=abcdefghijklmnop && curl -H 'Bearer abcdefghijklmnop'",
+        // A value with quotes and a backslash: redacted as the text it is, then escaped.
+        note: 'echo "password=abcdefghijklmnop" \\',
+        api_key: "abcdefghijklmnop-plain",
       },
       "debug",
       { sync: "soon" },
@@ -579,6 +582,8 @@ describe("openSessionLog", () => {
     expect(text).not.toMatch(/abcdefghijklmnop/);
     expect(records(log.path).find((record) => record.msg === "tool_call_opened")).toMatchObject({
       label: "export API_KEY=[REDACTED] && curl -H 'Bearer [REDACTED]'",
+      note: 'echo "password=[REDACTED]" \\',
+      api_key: "[REDACTED]",
     });
   });
 

@@ -10,7 +10,7 @@ import { LEVELS, type LevelName, type RecordLevel } from "./levels.js";
 import { ensurePrivateDirectory } from "./private-directory.js";
 import { createRawRecordEncoder, createStderrRecordEncoder } from "./raw-record.js";
 import { recordText } from "./record-text.js";
-import { redact } from "./redact.js";
+import { isSecretName, redact, redactField } from "./redact.js";
 import { DEFAULT_RETENTION_MS, pruneLogs } from "./retention.js";
 
 /** Options for {@link openSessionLog}. */
@@ -164,17 +164,25 @@ export interface SessionLog {
 // at all (`__proto__`, which its merge of the fields assigns as the prototype): a record with
 // one of them as a field is left to pino.
 const PINO_KEYS = new Set(["level", "time", "ts", "msg", "err", "__proto__"]);
-// `,"key":` for each field key seen, or null for a key left to pino. The keys are the record
-// vocabulary's, a few dozen; the cache stops growing at a bound all the same.
-const encodedKeys = new Map<string, string | null>();
+/** A field key as a plain record writes it: `,"key":`, and whether it names a secret. */
+interface EncodedKey {
+  text: string;
+  namesSecret: boolean;
+}
+// Each field key seen, or null for a key left to pino. The keys are the record vocabulary's, a
+// few dozen; the cache stops growing at a bound all the same.
+const encodedKeys = new Map<string, EncodedKey | null>();
 
-function encodedKey(key: string): string | null {
+function encodedKey(key: string): EncodedKey | null {
   let encoded = encodedKeys.get(key);
   if (encoded === undefined) {
     // An index key (`"0"`) comes before `ts` in the object pino writes (JavaScript orders
     // such keys first): left to pino as well.
     const indexKey = /^(?:0|[1-9][0-9]*)$/.test(key) && Number(key) < 2 ** 32 - 1;
-    encoded = PINO_KEYS.has(key) || indexKey ? null : `,${JSON.stringify(key)}:`;
+    encoded =
+      PINO_KEYS.has(key) || indexKey
+        ? null
+        : { text: `,${JSON.stringify(key)}:`, namesSecret: isSecretName(key) };
     if (encodedKeys.size < 1_024) encodedKeys.set(key, encoded);
   }
   return encoded;
@@ -186,13 +194,16 @@ function encodedKey(key: string): string | null {
  * the fields in their order, undefined ones left out, a number that is not finite as null (as
  * pino does). Undefined when a field needs pino (an object, an error, a key pino writes
  * itself). Strings are escaped by `JSON.stringify`, which also keeps a lone surrogate (pino's
- * own escaping turns one into U+FFFD).
+ * own escaping turns one into U+FFFD). With `redactValues`, each string is redacted before it
+ * is written (R-LOG6): the secrets in it, or all of it under a key that names a secret; only
+ * strings can hold one (the keys and the message are the vocabulary's).
  */
 export function plainRecordLine(
   level: number,
   message: string,
   fields: Fields,
   now: () => number,
+  redactValues = false,
 ): string | undefined {
   let body = "";
   for (const key in fields) {
@@ -207,7 +218,7 @@ export function plainRecordLine(
       case "function":
         continue;
       case "string":
-        encoded = JSON.stringify(value);
+        encoded = JSON.stringify(redactValues ? redactField(name.namesSecret, value) : value);
         break;
       case "number":
         encoded = Number.isFinite(value) ? String(value) : "null";
@@ -219,7 +230,7 @@ export function plainRecordLine(
         if (value !== null) return undefined;
         encoded = "null";
     }
-    body += name + encoded;
+    body += name.text + encoded;
   }
   // Two readings of the clock, as pino takes them (its timestamp, then the mixin's `ts`).
   const time = now();
@@ -377,9 +388,11 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     ]);
   };
 
-  // The records of the chunk begun by `beginChunk`, not written yet; and whether routine
-  // decisions among them want an fsync.
+  // The records of the chunk begun by `beginChunk`, not written yet: its raw records, then the
+  // decisions its lines led to, as text (one buffer for all of them when written); and whether
+  // routine decisions among them want an fsync.
   let held: Buffer[] | undefined;
+  let heldText = "";
   let heldDecisions = false;
   // False while an urgent decision is being serialised: it never joins `held`.
   let writingRoutine = true;
@@ -387,6 +400,10 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     if (held === undefined) return;
     const parts = held;
     held = undefined;
+    if (heldText !== "") {
+      parts.push(Buffer.from(heldText, "utf8"));
+      heldText = "";
+    }
     file.write(parts);
     if (heldDecisions) file.syncSoon();
     heldDecisions = false;
@@ -397,12 +414,11 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
   // and hands the level and fields to the console sink (pino's metadata protocol).
   /** Write one serialised record (redacted already): held with the chunk, or at once. */
   const writeRecordLine = (line: string, level: number, message: string, fields: Fields): void => {
-    const record = Buffer.from(line, "utf8");
     if (held !== undefined && writingRoutine) {
-      held.push(record);
+      heldText += line;
     } else {
       writeHeld();
-      file.write([record]);
+      file.write([Buffer.from(line, "utf8")]);
       rotateIfNeeded();
     }
     printConsole(level, message, fields);
@@ -434,9 +450,9 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
    */
   const writeFields = (level: RecordLevel, fields: Fields, message: string): void => {
     const levelNumber = LEVELS[level];
-    const line = plainRecordLine(levelNumber, message, fields, now);
+    const line = plainRecordLine(levelNumber, message, fields, now, shouldRedact);
     if (line === undefined) logger[level](fields, message);
-    else writeRecordLine(shouldRedact ? redact(line) : line, levelNumber, message, fields);
+    else writeRecordLine(line, levelNumber, message, fields);
   };
   const rawOptions = { now, redact: shouldRedact };
   const stdoutRecords = createRawRecordEncoder(rawOptions);
