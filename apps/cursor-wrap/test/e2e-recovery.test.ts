@@ -308,7 +308,12 @@ describe("auth profiles", () => {
     writeFileSync(keyFile, "good-key-8c41f\n", { mode: 0o600 });
     const result = await runWithFakeAgent(["-p", "x", "--auth-profile", "old,new"], {
       scenario: "needs-key:good-key-8c41f",
-      env: { CURSOR_WRAP_AUTH_OLD: "stale-key-77d2e", CURSOR_WRAP_AUTH_NEW_FILE: keyFile },
+      env: {
+        CURSOR_WRAP_AUTH_OLD: "stale-key-77d2e",
+        CURSOR_WRAP_AUTH_NEW_FILE: keyFile,
+        // A closed port: refused at once (the agent must not see the URL either way).
+        CURSOR_WRAP_NOTIFY: "http://127.0.0.1:9/T0/secret-path",
+      },
     });
     expect(result.code).toBe(0);
     expect(invocations(result).map((call) => call.apiKey)).toEqual([
@@ -316,6 +321,11 @@ describe("auth profiles", () => {
       "stale-key-77d2e",
       "good-key-8c41f",
     ]);
+    // The agent and its tools see the key in use only: no profile's variables, no webhook.
+    for (const call of invocations(result)) {
+      expect(call.wrapperVariables).not.toContainEqual(expect.stringMatching(/AUTH|NOTIFY/));
+      expect(call.wrapperVariables).toContain("CURSOR_WRAP_AGENT_TOKEN");
+    }
     expect(wrapperLines(result.stdout).map((line) => [line.action, line.profile])).toEqual([
       ["switch-profile", "old"],
       ["switch-profile", "new"],

@@ -32,15 +32,12 @@ export function fakeAgentStarter(
   dir: string,
   options: {
     scenario?: FakeAgentOptions["scenario"];
-    env?: Record<string, string>;
     speed?: number;
   },
 ): (options: StartOptions) => Promise<AgentProcess> {
+  // `options.env` reaches the agent through the CLI's environment, as it would for real.
   return (startOptions) =>
-    start({
-      ...startOptions,
-      env: { ...startOptions.env, ...fakeAgentEnvIn(dir, options), ...options.env },
-    });
+    start({ ...startOptions, env: { ...startOptions.env, ...fakeAgentEnvIn(dir, options) } });
 }
 
 /** Options for {@link runInProcess}. */

@@ -162,6 +162,8 @@ export interface Invocation {
   apiKey?: string;
   /** `TRACEPARENT` in its environment, if set: the W3C trace context it was started in. */
   traceparent?: string;
+  /** The names of the `CURSOR_WRAP_*` variables in its environment (what the wrapper passed on). */
+  wrapperVariables?: string[];
   startedAt: number;
 }
 

@@ -255,6 +255,9 @@ async function main(): Promise<number> {
       model: modelId,
       apiKey,
       traceparent: process.env.TRACEPARENT || undefined,
+      wrapperVariables: Object.keys(process.env)
+        .filter((name) => name.startsWith("CURSOR_WRAP_"))
+        .sort(),
       startedAt: Date.now(),
     });
   }

@@ -28,7 +28,11 @@ import type { SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
 import { SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
 import { openRunOperations, type RunOperations } from "../../operations/run-operations.js";
 import { type AgentArgument, redactAgentArgs } from "../../options/agent-flags.js";
-import { loadAuthProfiles, type ProfileEnvironment } from "../../options/auth-profiles.js";
+import {
+  agentBaseEnvironment,
+  loadAuthProfiles,
+  type ProfileEnvironment,
+} from "../../options/auth-profiles.js";
 import { monitorOptions } from "../../options/monitor-options.js";
 import type { RunOptions } from "../../options/run-options.js";
 import type { PromptReader } from "../../prompt-reader.js";
@@ -111,6 +115,7 @@ function runSettings(
   options: RunOptions & { agentBin: string },
   profiles: ReadonlyMap<string, ProfileEnvironment>,
   operations: RunOperations | undefined,
+  env: NodeJS.ProcessEnv,
 ) {
   return {
     ...(operations ? { agentEnv: operations.agentEnv } : {}),
@@ -126,6 +131,7 @@ function runSettings(
         profileCredentials: profile !== undefined,
       }),
     profileEnv: (profile) => profiles.get(profile) ?? {},
+    env: agentBaseEnvironment(env),
     redactArgs: redactAgentArgs,
     pty: options.pty,
     killGraceMs: options.killGraceMs,
@@ -414,7 +420,7 @@ export async function runCommand(
           enforceTools: options.enforceTools,
         }
       : {}),
-    ...runSettings(options, profiles, operations),
+    ...runSettings(options, profiles, operations, env),
     output: { formatter, stream: io.stdout },
     stderr,
     ...(io.startAgent ? { start: io.startAgent } : {}),
