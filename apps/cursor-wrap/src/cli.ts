@@ -256,12 +256,27 @@ async function runMain(args: readonly string[], io: RunIo, env: NodeJS.ProcessEn
   }
   const { runCommand } = await import("./commands/run/index.js");
   const { withMcpWatchdog } = await import("./mcp-watchdog.js");
-  const agentBin = findAgentBinary(options.agentBin, env);
+  // No agent to run: interactively, said at once; with -p, the run starts all the same and its
+  // first attempt fails with why, so CI still gets its report, job summary, trace and
+  // notifications (R-OPS1) for a runner without the Cursor CLI.
+  let agentBin: string;
+  let notFound: unknown;
+  try {
+    agentBin = findAgentBinary(options.agentBin, env);
+  } catch (error) {
+    if (!options.print || !CursorWrapError.isInstance(error)) throw error;
+    agentBin = options.agentBin ?? "cursor-agent";
+    notFound = error;
+  }
+  const runIo: RunIo =
+    notFound === undefined ? io : { ...io, startAgent: () => Promise.reject(notFound) };
   try {
     return await withMcpWatchdog(options, io, () =>
-      runCommand({ ...options, agentBin }, io, {}, env),
+      runCommand({ ...options, agentBin }, runIo, {}, env),
     );
   } catch (error) {
+    // Not found: said as finding it says it (by runCli).
+    if (error === notFound) throw error;
     // Found, yet it did not start (gone since, or not executable after all): `--agent-bin`
     // chose it, so the hint names that flag.
     if (!CursorWrapError.isInstance(error) || error.code !== "AGENT_SPAWN_FAILED") throw error;

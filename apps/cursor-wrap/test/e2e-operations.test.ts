@@ -132,6 +132,33 @@ describe("--report", () => {
       expect.objectContaining({ kind: "signal", detail: "SIGTERM" }),
     ]);
   });
+  it("an agent that cannot be found still gets its report, job summary and annotation", async () => {
+    const dir = scratchDir();
+    const summary = join(dir, "summary.md");
+    const result = await run(
+      [
+        "-p",
+        "x",
+        "--agent-bin",
+        join(dir, "no-such-agent"),
+        "--log-dir",
+        join(dir, "logs"),
+        "--report",
+        join(dir, "report.json"),
+      ],
+      { defaults: false, env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary } },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("no such file (set --agent-bin to the cursor-agent binary)");
+    expect(readReport(join(dir, "report.json"))).toMatchObject({
+      outcome: "error",
+      finished: true,
+      exit_code: 1,
+    });
+    expect(readFileSync(summary, "utf8")).toContain("cursor-wrap: error (exit 1)");
+    expect(result.stderr).toMatch(/^::error title=cursor-wrap%3A error \(exit 1\)::/m);
+  });
+
   it("a report that cannot be written is said once, and the run's exit code is its own", async () => {
     const missing = join(scratchDir(), "no-such-dir", "report.json");
     // In-process: what is said about the report is the CLI's decision, not a process's.
