@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import {
+  chmodSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -85,6 +86,18 @@ describe("updateConfigFile", () => {
     expect(readFileSync(path, "utf8")).toBe(original);
   });
 
+  it("keeps a byte order mark through wrap and unwrap", () => {
+    const path = join(dir, "mcp.json");
+    const original = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(ORIGINAL)]);
+    writeFileSync(path, original);
+    updateConfigFile(path, wrap);
+    expect(readFileSync(path).subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+    expect(readFileSync(path, "utf8")).toContain("cursor-wrap");
+    // Edited meanwhile (no exact restore): unwrapped entry by entry, the mark still there.
+    updateConfigFile(path, unwrapConfig);
+    expect(readFileSync(path)).toEqual(original);
+  });
+
   it("unwraps entry by entry when the file was edited since the wrap", () => {
     const path = join(dir, "mcp.json");
     writeFileSync(path, ORIGINAL);
@@ -109,6 +122,20 @@ describe("updateConfigFile", () => {
     expect(readFileSync(path, "utf8")).toBe(JSON.stringify(CONFIG));
     expect(update.backup).toBeUndefined();
     expect(readdirSync(dir)).toEqual(["mcp.json"]);
+  });
+
+  it("refuses a read-only config, even where its directory would let it be replaced", () => {
+    const path = join(dir, "mcp.json");
+    writeFileSync(path, ORIGINAL, { mode: 0o444 });
+    chmodSync(path, 0o444);
+    expect(failure(() => updateConfigFile(path, wrap)).message).toMatch(
+      /mcp\.json.*is read-only; nothing was changed/,
+    );
+    expect(readFileSync(path, "utf8")).toBe(ORIGINAL);
+    expect(lstatSync(path).mode & 0o777).toBe(0o444);
+    expect(leftovers(dir, ["mcp.json"])).toEqual([]);
+    // Looking is no change: a dry run still says what would change.
+    expect(updateConfigFile(path, wrap, { dryRun: true }).changed).toEqual(["github", "bare"]);
   });
 
   it("says clearly when the file is missing, not JSON, or not UTF-8", () => {

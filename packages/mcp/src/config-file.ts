@@ -2,7 +2,8 @@
 // is complete before the config changes, and an atomic replace; through links only where the
 // user's own config is one (a dotfiles setup), and then at its target, said out loud.
 
-import { realpathSync, type Stats, unlinkSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { accessSync, constants, linkSync, realpathSync, type Stats, unlinkSync } from "node:fs";
 import { resolve } from "node:path";
 import { processExists, processStartTime } from "@cursor-wrap/supervisor";
 import type { RewriteResult } from "./config.js";
@@ -122,7 +123,7 @@ export function lockConfig(target: string, reference: string, waitMs = 0): () =>
   const deadline = Date.now() + waitMs;
   for (let attempt = 0; attempt < 3; attempt += 1) {
     try {
-      createExclusive(lockPath, lockContent());
+      createLockFile(lockPath, lockContent());
       return () => {
         try {
           // Only the file this process created: another process's lock is left alone.
@@ -144,7 +145,16 @@ export function lockConfig(target: string, reference: string, waitMs = 0): () =>
       }
     }
     refuseUnlessRegular(lockPath, "the lock", reference);
-    const holder = holderOf(readRegularFile(lockPath, "the lock", 256).toString("latin1"));
+    let content: string;
+    try {
+      content = readRegularFile(lockPath, "the lock", 256).toString("latin1");
+    } catch (error) {
+      // Released between our attempt and the read: try again.
+      const cause = (error as { cause?: NodeJS.ErrnoException }).cause;
+      if (McpConfigError.isInstance(error) && cause?.code === "ENOENT") continue;
+      throw error;
+    }
+    const holder = holderOf(content);
     if (holder !== undefined && Date.now() < deadline) {
       pause(20);
       attempt -= 1;
@@ -159,6 +169,28 @@ export function lockConfig(target: string, reference: string, waitMs = 0): () =>
     removeFile(lockPath);
   }
   throw new McpConfigError(reference, `cannot take the lock ${lockPath}: it keeps coming back`);
+}
+
+/**
+ * Create the lock with its content in one step: written to a file of its own first, then
+ * linked into place (link(2) fails if the name exists, and never follows a link there). A lock
+ * is never seen empty, so a reader never mistakes one being created for one left behind.
+ * Where a file system has no hard links, it is created exclusively and then written.
+ */
+function createLockFile(lockPath: string, content: string): void {
+  const staging = `${lockPath}.${process.pid}.${randomBytes(6).toString("hex")}`;
+  createExclusive(staging, content);
+  try {
+    linkSync(staging, lockPath);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "EXDEV") {
+      throw error;
+    }
+    createExclusive(lockPath, content);
+  } finally {
+    removeFile(staging);
+  }
 }
 
 /** Remove a name (never what a link there points to); a missing one is no error. */
@@ -179,6 +211,15 @@ export interface ConfigText {
   bytes: Buffer;
   /** Its text, parsed. */
   config: unknown;
+  /** It begins with a UTF-8 byte order mark (not in `text`): written back with it. */
+  bom: boolean;
+}
+
+const BOM = "\uFEFF";
+
+/** The bytes to write for `text`, a new version of `current`: its byte order mark kept. */
+export function configBytes(current: Pick<ConfigText, "bom">, text: string): Buffer {
+  return Buffer.from(current.bom && !text.startsWith(BOM) ? `${BOM}${text}` : text, "utf8");
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -202,8 +243,10 @@ export function parseConfig(
   } catch (error) {
     throw new McpConfigError(path, `${role} is not UTF-8 text`, { cause: error });
   }
+  // The decoder drops a byte order mark: its edits and checks see the text after it.
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
   try {
-    return { text, bytes, config: parseJsonText(text, syntax) };
+    return { text, bytes, config: parseJsonText(text, syntax), bom };
   } catch (error) {
     throw new McpConfigError(path, `not valid JSON (${(error as Error).message})`, {
       cause: error,
@@ -356,6 +399,11 @@ function updateLocked(
     ...(restoredFromBackup ? { restoredFromBackup } : {}),
   };
   if (options.dryRun || result.changed.length === 0) return update;
+  // The file is replaced, not written in place, so a read-only one would change all the same
+  // (the directory allows it): its mode says no, and so does its owner's (root aside).
+  if ((stats.mode & 0o222) === 0 || !writable(target)) {
+    throw new McpConfigError(path, "is read-only; nothing was changed");
+  }
   const owner = { uid: stats.uid, gid: stats.gid };
   // The backup is complete (and verified) before the config changes; an earlier backup is
   // replaced only by a finished new one.
@@ -365,7 +413,7 @@ function updateLocked(
     role: "the backup",
     reference: path,
   });
-  replaceFile(target, Buffer.from(after, "utf8"), {
+  replaceFile(target, configBytes(current, after), {
     mode: stats.mode & 0o777,
     owner,
     role: "the config",
@@ -373,4 +421,13 @@ function updateLocked(
     unchangedSince: stats,
   });
   return { ...update, backup: backupPath };
+}
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -39,6 +39,7 @@ import { McpConfigError } from "./config-error.js";
 import {
   CONFIG_SIDE_FILES,
   type ConfigText,
+  configBytes,
   configTarget,
   lockConfig,
   parseConfig,
@@ -309,7 +310,10 @@ function holdConfig(
     const after =
       wrap.entries.length === 0
         ? locked.current.bytes
-        : Buffer.from(rewrittenText(config.path, locked.current, wrap, config.dialect), "utf8");
+        : configBytes(
+            locked.current,
+            rewrittenText(config.path, locked.current, wrap, config.dialect),
+          );
     const journal: Journal = {
       format: 1,
       original: locked.journal?.original ?? locked.current.bytes.toString("base64"),
@@ -382,10 +386,10 @@ function releaseConfig(
         after = original.toString("utf8");
         exact = true;
       }
-      locked.write(Buffer.from(after, "utf8"));
+      locked.write(exact ? Buffer.from(after, "utf8") : configBytes(locked.current, after));
       removeFile(`${locked.target}${CONFIG_SIDE_FILES.session}`);
     } else {
-      const bytes = Buffer.from(after, "utf8");
+      const bytes = configBytes(locked.current, after);
       locked.write(bytes);
       if (journal !== undefined && (own !== undefined || dead.length > 0)) {
         writeJournal(
