@@ -38,3 +38,23 @@ export function strings(record: LogRecord | undefined, name: string): string[] |
 export function timeOf(record: LogRecord): number | undefined {
   return count(record, "ts") ?? count(record, "time");
 }
+
+/**
+ * The model an `agent_spawn` record's agent ran on: its `model` (one cursor-wrap chose, a
+ * fallback), else the last `--model`/`-m` among its `args` (the user's own), else undefined
+ * (the agent's default).
+ */
+export function spawnModel(record: LogRecord): string | undefined {
+  const chosen = text(record, "model");
+  if (chosen !== undefined) return chosen;
+  const args = strings(record, "args") ?? [];
+  let model: string | undefined;
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index]!;
+    if (arg === "--") break;
+    if (arg === "--model" || arg === "-m") model = args[index + 1] ?? model;
+    else if (arg.startsWith("--model=")) model = arg.slice("--model=".length);
+    else if (/^-m[^-]/.test(arg)) model = arg.slice(2);
+  }
+  return model;
+}

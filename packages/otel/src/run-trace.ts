@@ -2,7 +2,14 @@
 // invoke_agent span for the run, a span per attempt (each start of the agent), an execute_tool
 // span per tool call, verdicts, retries and failures as span events. Exported over OTLP/HTTP.
 
-import { count, type LogRecord, object, text, timeOf } from "@cursor-wrap/logger/record-fields";
+import {
+  count,
+  type LogRecord,
+  object,
+  spawnModel,
+  text,
+  timeOf,
+} from "@cursor-wrap/logger/record-fields";
 import {
   type Attributes,
   type Context,
@@ -267,7 +274,8 @@ export function createRunTrace(options: RunTraceOptions = {}): RunTrace {
         case "agent_spawn": {
           endAttempt(at, undefined);
           attempts += 1;
-          const model = text(record, "model");
+          // The model cursor-wrap chose (a fallback), else the user's own `-m`.
+          const model = spawnModel(record);
           requestModel ??= model;
           if (model !== undefined && requestModel === model) {
             run.setAttribute(GENAI.requestModel, model);

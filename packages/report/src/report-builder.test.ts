@@ -12,7 +12,7 @@ import {
   signalRun,
 } from "./__fixtures__/runs.js";
 import { writeRun } from "./__fixtures__/write-run.js";
-import { buildReport, createReportBuilder, modelOfArgs } from "./report-builder.js";
+import { buildReport, createReportBuilder } from "./report-builder.js";
 import { RUN_REPORT_SCHEMA_ID, type RunReport } from "./run-report.js";
 
 const schema = JSON.parse(
@@ -225,14 +225,6 @@ describe("createReportBuilder", () => {
     expect(report.stderr_tail).toHaveLength(5);
     expect(report.stderr_tail.every((line) => line.length <= 40)).toBe(true);
     expect(report.verdicts[0]!.summary.length).toBeLessThanOrEqual(40);
-  });
-
-  it("reads what the agent's arguments say of the model", () => {
-    expect(modelOfArgs(["--print", "--model", "gpt-5"])).toBe("gpt-5");
-    expect(modelOfArgs(["-m", "a", "--model=b"])).toBe("b");
-    expect(modelOfArgs(["-mgpt-5-mini"])).toBe("gpt-5-mini");
-    expect(modelOfArgs(["--print", "--", "--model", "x"])).toBeUndefined();
-    expect(modelOfArgs([])).toBeUndefined();
   });
 
   it("ignores records it does not know and fields of the wrong type", () => {

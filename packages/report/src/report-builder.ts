@@ -7,7 +7,7 @@ import {
   count,
   type LogRecord,
   object,
-  strings,
+  spawnModel,
   text,
   timeOf,
 } from "@cursor-wrap/logger/record-fields";
@@ -101,19 +101,6 @@ interface Attempt {
   killed: AttemptReport["killed"];
   failure: FailureReport | undefined;
   retry: AttemptReport["retry"];
-}
-
-/** The model a `--model`/`-m` among the agent's arguments asks for (the last one). */
-export function modelOfArgs(args: readonly string[]): string | undefined {
-  let model: string | undefined;
-  for (let index = 0; index < args.length; index += 1) {
-    const arg = args[index]!;
-    if (arg === "--") break;
-    if (arg === "--model" || arg === "-m") model = args[index + 1] ?? model;
-    else if (arg.startsWith("--model=")) model = arg.slice("--model=".length);
-    else if (/^-m[^-]/.test(arg)) model = arg.slice(2);
-  }
-  return model;
 }
 
 /** Cursor's usage (`inputTokens`, …, camelCase) as the report's counts. */
@@ -221,7 +208,7 @@ export function createReportBuilder(options: ReportBuilderOptions = {}): ReportB
             turn,
             // A turn after a retry is the next attempt at the same prompt.
             attempt: previous?.retry ? previous.attempt + 1 : 1,
-            model: text(record, "model") ?? modelOfArgs(strings(record, "args") ?? []),
+            model: spawnModel(record),
             startedAt: at,
             endedAt: undefined,
             durationMs: undefined,

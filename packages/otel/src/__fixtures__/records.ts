@@ -24,8 +24,8 @@ export const hangThenSuccess: Step[] = [
   at(2, "agent_spawn", {
     bin: "cursor-agent",
     agent_version: "2026.01.28-fd13201",
+    // The user's own -m: no `model` field (that is for a model cursor-wrap chose).
     args: ["--print", "--model", "gpt-5"],
-    model: "gpt-5",
   }),
   at(3, "agent_started", { pid: 4242 }),
   at(10, "log_renamed", { path: "/logs/run-s.jsonl", session_id: SESSION }),
@@ -55,7 +55,6 @@ export const hangThenSuccess: Step[] = [
     bin: "cursor-agent",
     agent_version: "2026.01.28-fd13201",
     args: ["--print", "--resume", SESSION, "--model", "gpt-5"],
-    model: "gpt-5",
     resume: SESSION,
   }),
   at(1_080, "tool_call_opened", { call_id: "call_3", kind: "shell", label: "rm -rf /" }),
