@@ -437,6 +437,22 @@ describe("notifications", () => {
     expect(result.stderr).not.toContain("s3cr3tPath");
   });
 
+  it("after SIGTERM, a webhook that never answers holds the exit up 2 s, not its timeout", async () => {
+    respond = () => "never";
+    const wrapped = wrap(["-p", "x", "--notify", url, "--notify-timeout", "5m", ...FAST], {
+      scenario: "slow:60000",
+    });
+    await wrapped.stdoutHas("thinking");
+    const signalledAt = performance.now();
+    wrapped.child.kill("SIGTERM");
+    const result = await wrapped.done;
+    expect(result.code).toBe(143);
+    // The done notification was sent and never answered; the exit came anyway (the agent's
+    // kill, then at most 2 s), far before the 5-minute timeout.
+    await expect.poll(() => bodies.some((entry) => entry.body.event === "done")).toBe(true);
+    expect(performance.now() - signalledAt).toBeLessThan(60_000);
+  });
+
   it("refuses shell syntax in --on-verdict, and a --notify that is not a URL", async () => {
     // In-process: refused before anything starts, as the agent in memory records.
     const agent = inMemoryAgent();

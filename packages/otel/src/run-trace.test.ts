@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import * as incubating from "@opentelemetry/semantic-conventions/incubating";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -201,6 +203,26 @@ describe("the trace of a run, as an OTLP/HTTP receiver gets it", () => {
     });
     expect(errors.length).toBeGreaterThan(0);
     expect(receiver.spans).toEqual([]);
+  });
+
+  it("reports an export that never gets an answer, and shuts down all the same", async () => {
+    // A collector that takes the request and never answers (a black hole behind a proxy).
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const errors: Error[] = [];
+    try {
+      await traced(hangGivenUp, {
+        endpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1/traces`,
+        exportTimeoutMs: 300,
+        onExportError: (error) => errors.push(error),
+      });
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+    expect(errors.map((error) => error.message)).toContainEqual(
+      expect.stringMatching(/timed out/i),
+    );
   });
 
   it("shuts down with nothing listening: the spans are dropped, never thrown", async () => {

@@ -175,7 +175,9 @@ export function createRunTrace(options: RunTraceOptions = {}): RunTrace {
     }),
     spanProcessors: [
       new BatchSpanProcessor(reportingFailures(exporter, onError), {
-        exportTimeoutMillis: timeoutMs,
+        // Longer than the exporter's own: its timeout, not the processor's, ends an export that
+        // gets no answer, and only the exporter's is reported (the processor's goes to `diag`).
+        exportTimeoutMillis: timeoutMs + 500,
       }),
     ],
   });

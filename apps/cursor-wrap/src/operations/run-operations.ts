@@ -51,9 +51,11 @@ export interface RunOperations {
   attach(log: Pick<SessionLog, "decision">): void;
   /**
    * After the log is closed: wait for the notifications under way and the trace's last export
-   * (each bounded by its timeout), then let go of the process.
+   * (each bounded by its timeout), then let go of the process. `hurryMs`: wait no longer than
+   * that (a signal asked the run to stop, and whoever sent it may SIGKILL soon): notifications
+   * still under way are then ended (a command killed) and the export given up.
    */
-  finish(): Promise<void>;
+  finish(hurryMs?: number): Promise<void>;
 }
 
 /** Whether the report is also shown as GitHub Actions shows it. */
@@ -244,9 +246,21 @@ export async function openRunOperations(
         "debug",
       );
     },
-    async finish() {
+    async finish(hurryMs) {
       logClosed = true;
-      await Promise.all([notifier?.settle(), trace?.shutdown()]);
+      const settled = Promise.all([notifier?.settle(), trace?.shutdown()]);
+      if (hurryMs === undefined) await settled;
+      else {
+        let timer: NodeJS.Timeout | undefined;
+        const hurried = await Promise.race([
+          settled.then(() => false),
+          new Promise<boolean>((resolve) => {
+            timer = setTimeout(() => resolve(true), hurryMs);
+          }),
+        ]);
+        clearTimeout(timer);
+        if (hurried) notifier?.dispose();
+      }
       hooks.off("exit", onExit);
     },
   };

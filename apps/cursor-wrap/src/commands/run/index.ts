@@ -468,7 +468,13 @@ export async function runCommand(
     throw error;
   } finally {
     reader?.close();
+    const stopping = control.stopping;
     control.dispose();
-    await operations?.finish();
+    // Stopped by a signal: whoever sent it may SIGKILL soon (docker and Kubernetes after 10 s
+    // or more): notifications and the trace's export get a short while, not their timeouts.
+    await operations?.finish(stopping?.kind === "shutdown" ? SIGNAL_FINISH_MS : undefined);
   }
 }
+
+/** After a stopping signal, how long notifications and the trace may hold up the exit, ms. */
+const SIGNAL_FINISH_MS = 2_000;
