@@ -251,7 +251,8 @@ async function runMain(args: readonly string[], io: RunIo, env: NodeJS.ProcessEn
     const { runAgentDirectly } = await import("./agent/run-agent-directly.js");
     return runAgentDirectly({
       bin: findAgentBinary(options.agentBin, env),
-      args: [...options.agentArgumentsFromEnv, ...directArgs(line)],
+      // As typed (R-CLI1c): CURSOR_WRAP_MODEL and the like are for the runs cursor-wrap supervises.
+      args: directArgs(line),
     });
   }
   const { runCommand } = await import("./commands/run/index.js");

@@ -197,8 +197,12 @@ describe("as a drop-in for cursor-agent", () => {
     expect(status.code).toBe(3);
     expect(status.stdout.toString()).toBe("fake-cursor-agent status\n");
     expect(logFiles(status)).toEqual([]);
-    const mcp = await run(["mcp", "list-tools", "github"]);
-    expect(mcp.stdout.toString()).toBe("fake-cursor-agent mcp list-tools github\n");
+    // As typed: cursor-wrap's variables for supervised runs add nothing, and a subcommand's
+    // --help is the agent's.
+    const mcp = await run(["mcp", "list-tools", "github", "--help"], {
+      env: { CURSOR_WRAP_MODEL: "gpt-5", CURSOR_WRAP_WORKSPACE: "/tmp" },
+    });
+    expect(mcp.stdout.toString()).toBe("fake-cursor-agent mcp list-tools github --help\n");
     for (const argv of [["--list-models"], ["--", "--list-models"], ["models"]]) {
       const models = await run(argv);
       expect(models.code, argv.join(" ")).toBe(0);

@@ -334,5 +334,10 @@ describe.runIf(pty !== null)("on a terminal", () => {
     expect(result.code).toBe(0);
     expect(result.stdout.toString()).toContain('"type":"result"');
     expect(invocations(result)[0]).toMatchObject({ stdinIsTTY: true, prompt: "hi" });
+    // A prompt that looks like a flag reaches the agent as the prompt, after `--`.
+    const dashed = await run(["-p", "--pty", "--", "-x is broken"], { scenario: "quick" });
+    expect(dashed.code).toBe(0);
+    expect(invocations(dashed)[0]).toMatchObject({ prompt: "-x is broken" });
+    expect(invocations(dashed)[0]!.argv.slice(-2)).toEqual(["--", "-x is broken"]);
   });
 });

@@ -390,7 +390,10 @@ async function launchPty(
   try {
     // On a terminal the prompt cannot travel through stdin without being echoed into the
     // output, so it is the last argument; EOF is then sent for an agent that still reads stdin.
-    terminal = pty.spawn(path, [...(options.args ?? []), prompt], {
+    // A prompt that looks like a flag ("-x is broken") comes after `--`, as its words.
+    const args = options.args ?? [];
+    const marked = prompt.startsWith("-") && !args.includes("--") ? ["--", prompt] : [prompt];
+    terminal = pty.spawn(path, [...args, ...marked], {
       name: "xterm-256color",
       cols: size.cols,
       rows: size.rows,

@@ -137,6 +137,19 @@ describe("parseCommandLine", () => {
     const agentHelp = parseCommandLine(["--", "--help"]);
     expect(agentHelp.help).toBe(false);
     expect(agentCommandOf(agentHelp)).toBe("--help");
+    // After one of the agent's subcommands, help and version are the subcommand's.
+    for (const argv of [
+      ["status", "--help"],
+      ["login", "-h"],
+      ["mcp", "list", "--help"],
+      ["update", "--version"],
+    ]) {
+      const line = parseCommandLine(argv);
+      expect([line.help, line.version], argv.join(" ")).toEqual([false, false]);
+      expect(directArgs(line)).toEqual(argv);
+    }
+    // Before it, they are cursor-wrap's.
+    expect(parseCommandLine(["--help", "status"]).help).toBe(true);
   });
 
   it("finds the agent's own subcommands and info flags, and what to run them with", () => {

@@ -163,6 +163,12 @@ class CommandLineReader {
     return true;
   }
 
+  /** The words so far begin with one of the agent's subcommands (`status`, `mcp list`). */
+  inAgentSubcommand(): boolean {
+    const first = this.line.items.find((item) => item.kind === "word");
+    return first?.kind === "word" && !first.afterDashDash && AGENT_SUBCOMMANDS.has(first.token);
+  }
+
   /** An argument after `--`: the agent's flag, the agent's (passed through), or the prompt. */
   afterDashDashArgument(arg: string): void {
     // After `--` a word with a space in it is a prompt, never a flag (`-- "-x is wrong"`).
@@ -184,7 +190,10 @@ class CommandLineReader {
     const long = /^--([^=]+)(?:=(.*))?$/s.exec(arg)!;
     const name = long[1]!;
     const inline = long[2];
-    if (name === "help") this.line.help = true;
+    if ((name === "help" || name === "version") && this.inAgentSubcommand()) {
+      // `status --help`: the agent's own help for its subcommand.
+      this.pushAgent(undefined, [arg], inline);
+    } else if (name === "help") this.line.help = true;
     else if (name === "version") this.line.version = true;
     else if (this.agentLong(arg, name, inline)) return;
     else {
@@ -226,7 +235,9 @@ export function parseCommandLine(argv: readonly string[], options: ParseOptions 
       reader.passthroughAfterDashDash = line.items.some((item) => item.kind === "word");
     } else if (arg.startsWith("--")) reader.longFlag(arg);
     else if (arg.startsWith("-") && arg.length > 1 && !/^-\d/.test(arg)) {
-      if (arg === "-h") line.help = true;
+      if ((arg === "-h" || arg === "-v") && reader.inAgentSubcommand()) {
+        reader.pushAgent(undefined, [arg], undefined);
+      } else if (arg === "-h") line.help = true;
       else if (arg === "-v") line.version = true;
       else if (!reader.agentShort(arg)) reader.pushAgent(undefined, [arg], undefined);
     } else line.items.push({ kind: "word", token: arg, afterDashDash: false });
