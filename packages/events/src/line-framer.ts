@@ -92,22 +92,34 @@ const EMPTY = Buffer.alloc(0);
 function createChunkText() {
   let chunk: Buffer = EMPTY;
   let text: string | undefined;
+  // Bytes of the chunk before this offset are known to be ASCII: a line within them needs no
+  // check of its own.
+  let asciiUntil = 0;
   return {
     begin(next: Buffer): void {
       chunk = next;
       text = undefined;
+      asciiUntil = 0;
     },
     /** The text of `raw`'s first `length` bytes, if `raw` lies in the chunk and is ASCII. */
     ascii(raw: Buffer, length: number): string | undefined {
       const start = raw.byteOffset - chunk.byteOffset;
-      const end = start + length;
-      if (raw.buffer !== chunk.buffer || start < 0 || end > chunk.length || !isAscii(raw))
-        return undefined;
+      const end = start + raw.length;
+      if (raw.buffer !== chunk.buffer || start < 0 || end > chunk.length) return undefined;
+      if (end > asciiUntil) {
+        // One check for the next dozen lines or so (nearly all ASCII), else this line alone.
+        const window = Math.min(chunk.length, start + ASCII_WINDOW);
+        if (window > end && isAscii(chunk.subarray(start, window))) asciiUntil = window;
+        else if (!isAscii(raw)) return undefined;
+      }
       text ??= chunk.toString("latin1");
-      return text.slice(start, end);
+      return text.slice(start, start + length);
     },
   };
 }
+
+/** Bytes checked for ASCII at once from a line's start: about a dozen lines of a real stream. */
+const ASCII_WINDOW = 2_048;
 
 /**
  * A Transform stream over {@link createLineFramer}: Buffer chunks in, {@link AgentEvent}
