@@ -340,6 +340,28 @@ describe("cursor-wrap acp with the official library as the editor", () => {
     );
   });
 
+  it("on SIGTERM answers the turn cancelled, takes the agent's tree down and exits 143", async () => {
+    const dir = workDir();
+    // No verdict of the monitor's own during the test: only the signal ends the turn.
+    const child = launch(dir, { proxied: true, flags: [...FAST, "--idle-timeout", "10m"] });
+    const { result } = await asEditor(child, async (context, seen) => {
+      const sessionId = await setUp(context, dir);
+      const turn = context.request("session/prompt", {
+        sessionId,
+        prompt: text("scenario:parked search the web"),
+      });
+      // The agent took the prompt (it said something) and parks: then the signal.
+      await expect.poll(() => seen.updates.length, { timeout: 20_000 }).toBeGreaterThan(0);
+      child.kill("SIGTERM");
+      return turn;
+    });
+    expect(result).toEqual({ stopReason: "cancelled" });
+    expect(await exited(child)).toBe(143);
+    const records = acpRecords(dir);
+    expect(records.at(-1)).toMatchObject({ msg: "session_end", exit_code: 143 });
+    expect(names(records)).toContain("acp_agent_killed");
+  });
+
   it("answers the editor at once with why when the agent is not installed", async () => {
     const dir = workDir();
     const child = spawn(

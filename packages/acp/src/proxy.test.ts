@@ -599,6 +599,50 @@ describe("startAcpProxy: a crash mid-turn", () => {
   });
 });
 
+describe("startAcpProxy: answers above the line cap", () => {
+  it("settles what the agent waits for when the editor's answer is too long to parse", async () => {
+    const h = start({ maxLineBytes: 4_096 });
+    await setUp(h);
+    h.editor.send(prompt(3));
+    await h.settle();
+    h.agent.send({
+      id: 42,
+      method: "fs/read_text_file",
+      params: { sessionId: "sess-1", path: "/work/big.txt" },
+    });
+    await h.settle();
+    // The file is larger than the cap: the answer passes in pieces, unparsed.
+    h.editor.send({ id: 42, result: { content: "x".repeat(20_000) } });
+    await h.settle();
+    expect(h.agent.lines.at(-1)?.text.length).toBeGreaterThan(20_000);
+    expect(h.recorded("acp_oversize_line")).toMatchObject([{ dir: "editor→agent" }]);
+    // Nothing is awaited of the editor any more: silence now is the agent's, and a hang.
+    await advance(60_000);
+    expect(h.recorded("acp_waiting_for_you")).toEqual([]);
+    expect(h.recorded("acp_hang_detected")).toHaveLength(1);
+  });
+
+  it("takes an agent's answer too long to parse as the answer: the prompt is never answered twice", async () => {
+    const h = start({ maxLineBytes: 4_096 });
+    await setUp(h);
+    h.editor.send(prompt(3));
+    await h.settle();
+    h.agent.send({
+      id: 3,
+      result: { stopReason: "end_turn", _meta: { note: "y".repeat(20_000) } },
+    });
+    await h.settle();
+    await advance(10 * 60_000);
+    const answers = h.editor.lines.filter((line) => /"id":3\b/.test(line.text.slice(0, 40)));
+    expect(answers).toHaveLength(1);
+    expect(h.recorded("acp_hang_detected")).toEqual([]);
+    expect(h.recorded("acp_turn_end")).toMatchObject([{ outcome: "completed" }]);
+    expect(h.recorded("acp_oversize_line")).toMatchObject([
+      { dir: "agent→editor", bytes: expect.any(Number) },
+    ]);
+  });
+});
+
 describe("startAcpProxy: waiting for you", () => {
   it("never calls a permission answered late a hang, and says how long it waited", async () => {
     const h = start();
@@ -734,6 +778,13 @@ describe("startAcpProxy: waiting for you", () => {
     expect(h.agent.find((message) => message.id === 43)).toEqual([
       { jsonrpc: "2.0", id: 43, result: { outcome: { outcome: "cancelled" } } },
     ]);
+    // session/cancel reaches the agent before the cancelled answer (ACP's order), so it ends
+    // the turn cancelled instead of going on with the answer.
+    const received = h.agent.lines.map((line) => line.message);
+    const cancelAt = received.findIndex((message) => message?.method === "session/cancel");
+    const answerAt = received.findIndex((message) => message?.id === 43);
+    expect(cancelAt).toBeGreaterThanOrEqual(0);
+    expect(cancelAt).toBeLessThan(answerAt);
     expect(h.editor.find((message) => message.method === "$/cancel_request")).toEqual([
       { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 43 } },
     ]);

@@ -139,8 +139,12 @@ export interface AcpProxy {
   /** Agent processes started so far (more than one after restarts). */
   readonly generations: number;
   readonly done: Promise<AcpProxyEnd>;
-  /** Shut the agent down in stages (stdin closed, grace, its tree killed) and end. */
-  shutdown(reason: string): void;
+  /**
+   * Shut the agent down in stages (stdin closed, grace, its tree killed) and end. `hurry` (a
+   * signal: whoever sent it may not wait): what the editor still waits for is answered now
+   * (prompts `cancelled`, other requests an error), and the tree is killed without the grace.
+   */
+  shutdown(reason: string, options?: { hurry?: boolean }): void;
 }
 
 /** One agent process and its connection. */
@@ -672,12 +676,13 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
         `cursor-wrap: ${callLabel(call)} gave no result for ${formatDuration(at - call.startedAt)}; cancelled`,
       message,
     );
-    // What still waits on the editor (only a budget fires while the turn waits) is withdrawn:
-    // the turn it belongs to is being cancelled.
+    // The cancel first, then what still waits on the editor (only a budget fires while the turn
+    // waits) is withdrawn, answered `cancelled`: ACP's order, so the agent, told of the cancel
+    // before the answers, ends the turn cancelled rather than going on with them.
+    tellAgent(notificationMessage(METHODS.sessionCancel, { sessionId: turn.sessionId }));
     for (const [key, request] of [...agentRequests]) {
       if (request.turns.includes(turn)) withdrawAgentRequest(key, true, "its turn was cancelled");
     }
-    tellAgent(notificationMessage(METHODS.sessionCancel, { sessionId: turn.sessionId }));
     record("acp_cancel_sent", {
       session_id: turn.sessionId,
       grace_ms: cancelGraceMs,
@@ -1136,8 +1141,23 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
 
   function fromEditor(item: Incoming): void {
     if (item.kind === "oversize") {
-      if (item.first) record("acp_oversize_line", { dir: "editor→agent", head_bytes: item.bytes });
       toAgent(item);
+      if (!item.final) return;
+      oversizeLine("editor→agent", item.bytes);
+      // An answer too long to parse (a big file the agent asked to read) still settles what
+      // the agent waits for: its id was read as it passed.
+      if (item.message?.kind === "response") {
+        const key = item.message.id.key;
+        const request = agentRequests.get(key);
+        if (request) {
+          agentRequests.delete(key);
+          const at = now();
+          for (const turn of request.turns) {
+            turn.awaited.delete(key);
+            updateWaiting(turn, at);
+          }
+        }
+      }
       return;
     }
     logMessage("editor→agent", item);
@@ -1280,19 +1300,16 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     }
     const at = now();
     if (item.kind === "oversize") {
-      if (item.first) record("acp_oversize_line", { dir: "agent→editor" });
-      if (item.final) {
-        record("acp_oversize_line", {
-          dir: "agent→editor",
-          bytes: item.bytes,
-          summary: `a line of ${item.bytes} bytes passed through unparsed`,
-        });
-      }
       // A sign of life for every turn of this process, whichever it belongs to.
       for (const turn of turns.values()) {
         if (!turn.recovery) turn.monitor.observe({ type: "activity", eventType: "oversize" }, at);
       }
       toEditor.forward(item.raw, item.final);
+      if (!item.final) return;
+      oversizeLine("agent→editor", item.bytes);
+      // An answer too long to parse is still the answer: the editor's request is settled (and a
+      // prompt's turn ended) as by any other, so the proxy never answers it a second time.
+      if (item.message?.kind === "response") settleAnsweredInPieces(item.message);
       return;
     }
     if (item.kind === "invalid") {
@@ -1322,6 +1339,37 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
         throw new Error(`unexpected message ${JSON.stringify(unreachable)}`);
       }
     }
+  }
+
+  /** One record for a line above the cap, once it has passed. */
+  function oversizeLine(dir: "editor→agent" | "agent→editor", bytes: number): void {
+    record("acp_oversize_line", {
+      dir,
+      bytes,
+      summary: `a line of ${bytes} bytes passed through unparsed`,
+    });
+  }
+
+  /** A response above the cap, already forwarded in pieces: what it settles. */
+  function settleAnsweredInPieces(response: { id: JsonRpcId; isError: boolean }): void {
+    const key = response.id.key;
+    const own = proxyRequests.settle(key)?.meta;
+    if (own) {
+      own.reject(new Error(`the answer to ${own.method} was too long to read`));
+      return;
+    }
+    const request = editorRequests.settle(key)?.meta;
+    if (!request) return;
+    answeredByAgent.add(key);
+    // Its result was not read: a prompt's turn ends without its stop reason.
+    learnFrom(request, {
+      kind: "response",
+      raw: Buffer.alloc(0),
+      unterminated: false,
+      id: response.id,
+      result: undefined,
+      error: response.isError ? { code: 0, message: "" } : undefined,
+    });
   }
 
   function fromAgentResponse(item: Extract<Incoming, { kind: "response" }>, at: number): void {
@@ -1597,10 +1645,18 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
   }
 
   /** Shut the agent down in stages: its stdin closed, a grace, its whole tree killed. */
-  function stop(reason: string): void {
+  function stop(reason: string, how: { hurry?: boolean } = {}): void {
     if (stopping !== undefined || finished) return;
     stopping = reason;
     record("acp_shutdown", { reason, summary: `shutting ${agentName} down: ${reason}` });
+    if (how.hurry) {
+      // The editor is still there: it hears of the end instead of waiting on it.
+      for (const turn of [...turns.values()]) {
+        answerPromptsCancelled(turn);
+        endTurn(turn, "shut down", "cancelled");
+      }
+      failEditorRequests("all", `shutting down (${reason})`);
+    }
     const generation = current;
     const handle = generation.handle;
     if (!handle || generation.exit) {
@@ -1615,6 +1671,10 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     }
     generation.endedBecause = reason;
     handle.stdin.end();
+    if (how.hurry) {
+      killGeneration(generation, reason);
+      return;
+    }
     const grace = new Promise<"grace">((resolve) =>
       setTimeout(
         () => resolve("grace"),

@@ -83,6 +83,11 @@ export type Incoming =
       final: boolean;
       /** Bytes of the line so far. */
       bytes: number;
+      /**
+       * On the final piece, what the whole line was, read from its envelope as it passed (a
+       * response's id, a request's method): the proxy settles what it answers.
+       */
+      message?: JsonRpcMessage;
     };
 
 /** Reads one stream of newline-delimited JSON-RPC. */
@@ -192,6 +197,7 @@ export function createMessageReader(options: {
             first: item.piece.first,
             final: item.piece.final,
             bytes: item.piece.bytes,
+            ...(item.piece.final && item.piece.message ? { message: item.piece.message } : {}),
           };
         default: {
           const unreachable: never = item;

@@ -12,6 +12,7 @@ import {
 } from "@cursor-wrap/acp";
 import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
 import { findAgentBinary } from "@cursor-wrap/run";
+import { signalExitCode } from "@cursor-wrap/run/ending";
 import { messageWithHint, SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
 import { monitorOptions } from "../../options/monitor-options.js";
 import { printError } from "../../print-error.js";
@@ -134,20 +135,28 @@ export async function acpCommand(
     ...(proxyLog ? { log: proxyLog } : {}),
     context: { pid: process.pid, command, cwd: process.cwd() },
   });
-  const onSignal = (signal: NodeJS.Signals): void => proxy.shutdown(`received ${signal}`);
+  // A signal: the editor hears the end of what it waits for, the agent's tree goes at once,
+  // and the exit code says which signal it was (130, 143, 129), as for a run.
+  let signalled: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signalled ??= signal;
+    proxy.shutdown(`received ${signal}`, { hurry: true });
+  };
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, onSignal);
   try {
     const end = await proxy.done;
+    const exitCode =
+      signalled !== undefined && end.exitCode === 0 ? signalExitCode(signalled) : end.exitCode;
     if (end.exitCode !== 0) printError(io.stderr, `acp: ${end.reason}`);
     log?.close({
-      outcome: end.reason,
+      outcome: signalled === undefined ? end.reason : `signal ${signalled}`,
       flagged: flagged || end.exitCode !== 0,
-      exit_code: end.exitCode,
+      exit_code: exitCode,
       turns,
       duration_ms: Math.round(performance.now() - startedAt),
       ...(sessionId === undefined ? {} : { session_id: sessionId }),
     });
-    return end.exitCode;
+    return exitCode;
   } finally {
     for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.off(signal, onSignal);
   }
