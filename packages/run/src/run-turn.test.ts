@@ -351,13 +351,35 @@ describe("runTurn", () => {
     );
     result.agent.exit({ code: 1, signal: null });
     expect(await third).toMatchObject({ outcome: "abnormal", failure: { kind: "usage-limit" } });
-    // An error result naming nothing stays a completed turn with an error.
+    // An error result naming nothing stays a completed turn with an error, whatever was said
+    // before it: an error event's unknown words, a dropped connection the agent got past.
     const plain = setUp();
     const fourth = startTurn(plain.context);
     await plain.agent.whenStarted;
+    plain.agent.stdout(line({ type: "error", message: "The model returned an error" }));
+    plain.agent.stderr("Connection failed: ECONNRESET, reconnecting...\n");
     plain.agent.stdout(line({ type: "result", subtype: "error", is_error: true, result: "no" }));
     plain.agent.exit({ code: 1, signal: null });
     expect(await fourth).toMatchObject({ outcome: "completed", resultIsError: true });
+  });
+
+  it("stops the agent when the formatter's notice throws from the watchdog's timer", async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { agent, context } = setUp({}, () => Date.now());
+    context.formatter = {
+      ...context.formatter,
+      notice() {
+        throw new Error("notice failed");
+      },
+    };
+    const turn = startTurn(context);
+    const failed = expect(turn).rejects.toThrow("notice failed");
+    await agent.whenStarted;
+    agent.stdout(line({ type: "system", subtype: "init", session_id: SESSION }));
+    // The soft warning comes half-way to the idle timeout: its notice throws.
+    await vi.advanceTimersByTimeAsync(31_000);
+    expect(agent.kills).toHaveLength(1);
+    await failed;
   });
 
   it("stops an agent whose stream begins with an unsupported protocol version, at once", async () => {

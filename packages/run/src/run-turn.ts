@@ -255,8 +255,9 @@ function watchVerdicts(
   now: () => number,
   agent: Pick<AgentProcess, "sampleTree">,
   kill: (reason: string) => void,
+  notice: Formatter["notice"],
 ): { timer: DeadlineTimer; verdict(): { verdict: FinalVerdict; reason: Reason } | undefined } {
-  const { log, formatter } = context;
+  const { log } = context;
   let verdict: { verdict: FinalVerdict; reason: Reason } | undefined;
   const timer = createDeadlineTimer({
     nextDeadline: () => monitor.nextDeadline(),
@@ -280,7 +281,7 @@ function watchVerdicts(
           io_bytes: check.working.ioBytes,
           summary: check.working.message,
         });
-        formatter.notice(check.working.message);
+        notice(check.working.message);
       }
       if (check.warning) {
         writeRecord(log, "stall_warning", {
@@ -288,7 +289,7 @@ function watchVerdicts(
           fires_in_ms: check.warning.firesInMs,
           summary: check.warning.message,
         });
-        formatter.notice(check.warning.message, {
+        notice(check.warning.message, {
           firesAt: at + check.warning.firesInMs,
           ...(check.warning.kind === "idle" ? { quietSince: at - check.reason.idleMs } : {}),
         });
@@ -425,9 +426,13 @@ function turnResult(
   if (signal.aborted)
     return { ...base, outcome: "cancelled", cancel: signal.reason as CancelReason };
   // A result after an unsupported protocol version, or a tool call the turn refused, is not
-  // one this side can trust. An error result that names a failure (a usage limit, say) is
-  // that failure: recovery may answer it (another model), where an error result alone ends.
-  if (facts.resultReceived && !facts.rejected && !(facts.resultIsError && facts.failure)) {
+  // one this side can trust. An error result whose own words name a failure (a usage limit,
+  // say) is that failure: recovery may answer it (another model), where an error result alone
+  // ends the turn.
+  if (facts.resultReceived && !facts.rejected) {
+    if (facts.resultIsError && facts.resultFailure) {
+      return { ...base, failure: facts.resultFailure, outcome: "abnormal" };
+    }
     return { ...base, outcome: "completed" };
   }
   // No result: what the agent said, or how it ended, tells what went wrong.
@@ -462,10 +467,9 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
     stdout.release();
     killer.kill(reason);
   };
-  const watch = watchVerdicts(context, monitor, now, agent, kill);
   // A callback of the host (the formatter, its stderr, onAgent) that throws must not leave the
-  // agent running or throw out of a stream's handler: the first failure stops the agent, and
-  // the turn rejects with it once the agent is gone.
+  // agent running, nor throw out of a stream's handler or the watchdog's timer: the first
+  // failure stops the agent, and the turn rejects with it once the agent is gone.
   let hostFailure: { error: unknown } | undefined;
   const guarded = (work: () => void): void => {
     try {
@@ -478,6 +482,9 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
       );
     }
   };
+  const watch = watchVerdicts(context, monitor, now, agent, kill, (message, timing) =>
+    guarded(() => formatter.notice(message, timing)),
+  );
   // The adapter contract's protocol check: a stream that begins with a version event is
   // checked once; a version not supported fails closed (the agent is stopped at once).
   let protocolChecked = false;

@@ -8,7 +8,12 @@ import {
   type Usage,
 } from "@cursor-wrap/events";
 import type { MonitorSignal } from "@cursor-wrap/monitor";
-import { type AgentFailure, createCursorFailureReader, failureOf } from "@cursor-wrap/recovery";
+import {
+  type AgentFailure,
+  createCursorFailureReader,
+  failureOf,
+  recognizeCursorLine,
+} from "@cursor-wrap/recovery";
 
 /** What a turn has learnt from the agent's output so far. */
 export interface TurnFacts {
@@ -21,6 +26,8 @@ export interface TurnFacts {
   resultDurationMs: number | undefined;
   /** The result's text (the agent's answer), when it has one. */
   resultText: string | undefined;
+  /** The failure an error result's own words name (a usage limit), if they name one. */
+  resultFailure: AgentFailure | undefined;
   usage: Usage | undefined;
   /** Tool calls started (background ones included). */
   toolCalls: number;
@@ -73,6 +80,7 @@ export function createTurnFacts(options: { resuming: boolean }): TurnFactsCollec
     resultIsError: false,
     resultDurationMs: undefined,
     resultText: undefined,
+    resultFailure: undefined,
     usage: undefined,
     toolCalls: 0,
     failure: undefined,
@@ -159,8 +167,9 @@ export function createTurnFacts(options: { resuming: boolean }): TurnFactsCollec
       else if (event.kind === "json" && event.type === "error")
         reader.errorEvent(errorMessage(event));
       else if (signal.type === "done" && facts.resultIsError && facts.resultText) {
-        // An error result's words may name the failure (nothing else did, most often).
-        reader.line(facts.resultText);
+        // An error result's own words may name the failure; what was said before it does not
+        // make the result that failure (the agent may have got past it).
+        facts.resultFailure = recognizeCursorLine(facts.resultText, options);
       }
       update();
       return newSession;
