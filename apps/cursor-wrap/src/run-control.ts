@@ -63,6 +63,8 @@ export interface RunControl {
   agentChanged(agent: AgentProcess | undefined): void;
   /** One line on stderr, unless stdout's reader is gone (then the run ends quietly). */
   printError(message: string): void;
+  /** A second Ctrl+C asked for no more grace: whatever is left of the exit waits for nothing. */
+  readonly hurried: boolean;
   /** The ending of the run: a stop decides it, whatever the interrupted session said. */
   ending(sessionEnding: Ending): Ending;
   /** Stop listening (the run is over). */
@@ -174,6 +176,9 @@ export function createRunControl(options: RunControlOptions): RunControl {
   return {
     get stopping() {
       return stopping;
+    },
+    get hurried() {
+      return hurry !== undefined;
     },
     shutdown,
     turnStarted(controller) {

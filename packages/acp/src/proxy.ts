@@ -1161,12 +1161,12 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       return;
     }
     logMessage("editor→agent", item);
-    if (failure !== undefined) {
-      answerFailed(item);
-      return;
-    }
     if (item.kind === "invalid" && item.batch) {
       rejectBatch(item.batch, item.raw.length);
+      return;
+    }
+    if (failure !== undefined) {
+      answerFailed(item);
       return;
     }
     const at = now();

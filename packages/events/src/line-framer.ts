@@ -92,14 +92,17 @@ const EMPTY = Buffer.alloc(0);
 function createChunkText() {
   let chunk: Buffer = EMPTY;
   let text: string | undefined;
-  // Bytes of the chunk before this offset are known to be ASCII: a line within them needs no
-  // check of its own.
+  // Bytes of the chunk before `asciiUntil` are known to be ASCII: a line within them needs no
+  // check of its own. Before `mixedUntil` lies a window found to hold other bytes: its lines
+  // are checked one by one (a window from each of them would be scanned again and again).
   let asciiUntil = 0;
+  let mixedUntil = 0;
   return {
     begin(next: Buffer): void {
       chunk = next;
       text = undefined;
       asciiUntil = 0;
+      mixedUntil = 0;
     },
     /** The text of `raw`'s first `length` bytes, if `raw` lies in the chunk and is ASCII. */
     ascii(raw: Buffer, length: number): string | undefined {
@@ -109,8 +112,12 @@ function createChunkText() {
       if (end > asciiUntil) {
         // One check for the next dozen lines or so (nearly all ASCII), else this line alone.
         const window = Math.min(chunk.length, start + ASCII_WINDOW);
-        if (window > end && isAscii(chunk.subarray(start, window))) asciiUntil = window;
-        else if (!isAscii(raw)) return undefined;
+        if (start >= mixedUntil && window > end && isAscii(chunk.subarray(start, window))) {
+          asciiUntil = window;
+        } else {
+          if (start >= mixedUntil && window > end) mixedUntil = window;
+          if (!isAscii(raw)) return undefined;
+        }
       }
       text ??= chunk.toString("latin1");
       return text.slice(start, start + length);

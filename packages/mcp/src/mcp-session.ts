@@ -381,7 +381,7 @@ function releaseConfig(
       // Untouched since the last session change, or only whitespace differs: the original bytes.
       if (
         sha256(locked.current.bytes) === journal.written ||
-        sameMeaning(original.toString("utf8"), after, config.dialect)
+        sameMeaning(original.toString("utf8").replace(/^\uFEFF/, ""), after, config.dialect)
       ) {
         after = original.toString("utf8");
         exact = true;

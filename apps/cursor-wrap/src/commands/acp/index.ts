@@ -14,6 +14,7 @@ import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
 import { findAgentBinary } from "@cursor-wrap/run";
 import { signalExitCode } from "@cursor-wrap/run/ending";
 import { messageWithHint, SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
+import { agentBaseEnvironment } from "../../options/auth-profiles.js";
 import { monitorOptions } from "../../options/monitor-options.js";
 import { printError } from "../../print-error.js";
 import type { RunIo } from "../../run-io.js";
@@ -66,7 +67,8 @@ function agentLauncher(
     supervisedAgent({
       bin,
       args,
-      env,
+      // No secret of cursor-wrap's own reaches the agent (see agentBaseEnvironment).
+      env: agentBaseEnvironment(env),
       killGraceMs: options.killGraceMs,
       drainGraceMs: options.drainGraceMs,
     });

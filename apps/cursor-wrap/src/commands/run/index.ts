@@ -469,10 +469,14 @@ export async function runCommand(
   } finally {
     reader?.close();
     const stopping = control.stopping;
+    const hurried = control.hurried;
     control.dispose();
     // Stopped by a signal: whoever sent it may SIGKILL soon (docker and Kubernetes after 10 s
-    // or more): notifications and the trace's export get a short while, not their timeouts.
-    await operations?.finish(stopping?.kind === "shutdown" ? SIGNAL_FINISH_MS : undefined);
+    // or more): notifications and the trace's export get a short while, not their timeouts;
+    // after a second Ctrl+C, none.
+    await operations?.finish(
+      hurried ? 0 : stopping?.kind === "shutdown" ? SIGNAL_FINISH_MS : undefined,
+    );
   }
 }
 
