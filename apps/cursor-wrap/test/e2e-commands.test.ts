@@ -96,6 +96,35 @@ describe("cursor-wrap logs", () => {
     }
   });
 
+  it("shows what a log says, and its file name, as text: never as a terminal's commands", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-logs-hostile-"));
+    // A name and an options record anything could have written.
+    const file = join(dir, "cursor-wrap-2026-11-24T23-42-03-819Z-\u001b]0;T\u0007x.jsonl");
+    const record = (fields: Record<string, unknown>) =>
+      `${JSON.stringify({ level: 30, time: 1, ...fields })}\n`;
+    writeFileSync(
+      file,
+      record({ msg: "session_start", pid: 1 }) +
+        record({
+          msg: "options",
+          mode: "print\u001b]52;c;SGVsbG8=\u0007",
+          output_format: "\u009b2J",
+        }) +
+        record({ msg: "session_end", outcome: "completed", exit_code: 0 }),
+    );
+    try {
+      for (const command of [
+        ["logs", "show", file],
+        ["replay", file],
+      ]) {
+        const shown = await runInProcess(command);
+        expect(shown.stdout.toString(), command[0]).not.toMatch(/[\u001b\u0007\u009b]/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("lists the sessions an id prefix matches instead of picking one", async () => {
     const first = await run(["-p", "x"], {
       scenario: "quick",

@@ -243,9 +243,14 @@ export function decodeLogRecord(line: Buffer, record: Record<string, unknown>): 
   const recvTs = typeof record.recv_ts === "number" ? record.recv_ts : 0;
   const eol = typeof record.eol === "string" ? record.eol : "\n";
   if (record.msg === "raw_event" && "raw" in record) {
-    // The raw line was embedded verbatim: take its bytes, not a re-serialisation.
-    const start = line.indexOf(RAW_MARKER) + RAW_MARKER.length;
-    return { kind: "raw", recvTs, raw: line.subarray(start, line.length - 1), eol };
+    // The raw line was embedded verbatim: take its bytes, not a re-serialisation. A record
+    // not laid out as the writer lays it out (rewritten by another tool) gives its value.
+    const marker = line.indexOf(RAW_MARKER);
+    const raw =
+      marker !== -1 && line[line.length - 1] === 0x7d
+        ? line.subarray(marker + RAW_MARKER.length, line.length - 1)
+        : Buffer.from(JSON.stringify(record.raw) ?? "null", "utf8");
+    return { kind: "raw", recvTs, raw, eol };
   }
   if (record.msg === "raw_event" && typeof record.raw_text === "string") {
     const entry: LogEntry = {

@@ -1,10 +1,11 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseLine } from "@cursor-wrap/events";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { logEntryEvent } from "./raw-record.js";
-import { listSessions, readSessionLog } from "./read-logs.js";
+import { decodeLogRecord, logEntryEvent } from "./raw-record.js";
+import { listMcpLogs, listSessions, readSessionLog } from "./read-logs.js";
 import { openSessionLog } from "./session-log.js";
 
 let dir: string;
@@ -46,6 +47,22 @@ describe("listSessions", () => {
   });
 });
 
+describe("listSessions and listMcpLogs with things named like logs", () => {
+  it("skip a FIFO instead of blocking on it", () => {
+    const log = openSessionLog({ dir, retentionMs: 0 });
+    log.close({ outcome: "completed", flagged: false, exit_code: 0 });
+    for (const name of [
+      "cursor-wrap-2026-11-24T23-42-03-819Z-33333333-3333-4333-8333-333333333333.jsonl",
+      "cursor-wrap-mcp-2026-11-24T23-42-03-819Z-github.jsonl",
+    ]) {
+      expect(spawnSync("mkfifo", [join(dir, name)]).status).toBe(0);
+    }
+    // Would never return if either opened the FIFO for reading.
+    expect(listSessions(dir).map((session) => session.path)).toEqual([log.path]);
+    expect(listMcpLogs(dir)).toEqual([]);
+  });
+});
+
 describe("readSessionLog", () => {
   it("gives raw lines, text lines and records back in order", async () => {
     const log = openSessionLog({ dir, retentionMs: 0 });
@@ -58,6 +75,14 @@ describe("readSessionLog", () => {
       kinds.push(entry.kind === "record" ? String(entry.record.msg) : entry.kind);
     }
     expect(kinds).toEqual(["session_start", "raw", "text", "hang_detected", "session_end"]);
+  });
+
+  it("reads a raw record laid out by another tool by its value", () => {
+    const record = { level: 20, time: 1, msg: "raw_event", recv_ts: 1, raw: { type: "x" } };
+    const rewritten = Buffer.from(JSON.stringify(record, null, 1).replace(/\n/g, " "));
+    expect(decodeLogRecord(rewritten, record)).toMatchObject({ kind: "raw" });
+    const entry = decodeLogRecord(rewritten, record);
+    expect(entry.kind === "raw" ? entry.raw.toString() : "").toBe('{"type":"x"}');
   });
 });
 

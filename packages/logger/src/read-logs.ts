@@ -88,7 +88,10 @@ export function listSessions(dir: string): SessionSummary[] {
     };
     if (parsed.kind === "acp") summary.kind = "acp";
     try {
-      summary.sizeBytes = statSync(path).size;
+      const stats = statSync(path);
+      // A FIFO or device named like a log would block the read (and this process's signals).
+      if (!stats.isFile()) continue;
+      summary.sizeBytes = stats.size;
       const tail = readTail(path, 256 * 1024);
       summary.truncated = tail.length > 0 && !tail.endsWith("\n");
       const lines = tail.split("\n");
@@ -142,6 +145,8 @@ export function listMcpLogs(dir: string): McpLogSummary[] {
       serverId: parsed.sessionId,
     };
     try {
+      // A FIFO or device named like a log would block the read (and this process's signals).
+      if (!statSync(path).isFile()) continue;
       const fd = openSync(path, "r");
       try {
         const buffer = Buffer.alloc(8_192);

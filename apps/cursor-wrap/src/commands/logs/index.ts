@@ -192,7 +192,8 @@ function headerLines(header: SessionHeader, path: string): string[] {
     ];
   }
   const { end } = header;
-  const how = [header.mode, header.outputFormat].filter(Boolean).join(", ");
+  // From the log, which anything may have written: shown, not acted on.
+  const how = terminalSafe([header.mode, header.outputFormat].filter(Boolean).join(", "));
   const outcome =
     typeof end.outcome === "string"
       ? [

@@ -318,7 +318,7 @@ export async function replayCommand(replay: ReplayOptions, io: RunIo): Promise<n
   const source =
     Object.keys(recorded.thresholds).length > 0 ? " (as the log recorded them, flags first)" : "";
   io.stdout.write(
-    `${log ? "session log" : "capture"} ${file}\nthresholds: ${thresholds}${source}\n`,
+    `${log ? "session log" : "capture"} ${terminalSafe(file)}\nthresholds: ${thresholds}${source}\n`,
   );
   for (const note of damageNotes(recorded.damaged)) io.stdout.write(`${note}\n`);
   for (const { index, turn, simulation, assumedSilence } of results) {
