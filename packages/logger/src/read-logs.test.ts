@@ -77,6 +77,21 @@ describe("readSessionLog", () => {
     expect(kinds).toEqual(["session_start", "raw", "text", "hang_detected", "session_end"]);
   });
 
+  it("gives a record too long to read back as damaged: its head and size, read in pieces", async () => {
+    const log = openSessionLog({ dir, retentionMs: 0 });
+    log.raw(parseLine(`{"type":"assistant","text":"${"x".repeat(10_000)}"}`));
+    log.close({ outcome: "completed", flagged: false, exit_code: 0 });
+    const entries = [];
+    for await (const entry of readSessionLog(log.path, { maxRecordBytes: 4_096 })) {
+      entries.push(entry);
+    }
+    expect(entries.map((entry) => entry.kind)).toEqual(["record", "damaged", "record"]);
+    const damaged = entries[1]!;
+    expect(damaged.kind === "damaged" ? damaged.line : "").toMatch(
+      /^\{"level":20,.*… \(\d{5} bytes: too long to read back\)$/,
+    );
+  });
+
   it("reads a raw record laid out by another tool by its value", () => {
     const record = { level: 20, time: 1, msg: "raw_event", recv_ts: 1, raw: { type: "x" } };
     const rewritten = Buffer.from(JSON.stringify(record, null, 1).replace(/\n/g, " "));

@@ -13,15 +13,45 @@ import { parseLogFileName } from "./file-names.js";
 import { decodeLogRecord, type LogEntry } from "./raw-record.js";
 import type { SessionEnd } from "./session-log.js";
 
-/** Read a session log back, record by record, in order. */
-export async function* readSessionLog(path: string): AsyncGenerator<LogEntry> {
-  const framer = createLineFramer({ parseCap: Number.MAX_SAFE_INTEGER });
-  const toEntries = (events: ReturnType<typeof framer.push>): LogEntry[] =>
-    events.map((event) =>
-      event.kind === "json"
-        ? decodeLogRecord(event.line, event.data)
-        : { kind: "damaged", line: event.line.toString("utf8"), truncated: event.eol === "" },
-    );
+/**
+ * Longest record read back whole. The writer embeds agent lines up to the run's parse cap
+ * (which has no upper bound), and a string cannot hold more than about 512 MiB: a longer
+ * record comes back as damaged, its head and size, read in pieces.
+ */
+const READ_CAP = 256 * 1024 * 1024;
+
+/**
+ * Read a session log back, record by record, in order. `maxRecordBytes`: longer records come
+ * back as damaged (default 256 MiB).
+ */
+export async function* readSessionLog(
+  path: string,
+  options: { maxRecordBytes?: number } = {},
+): AsyncGenerator<LogEntry> {
+  const framer = createLineFramer({ parseCap: options.maxRecordBytes ?? READ_CAP });
+  let head = "";
+  const toEntries = (events: ReturnType<typeof framer.push>): LogEntry[] => {
+    const entries: LogEntry[] = [];
+    for (const event of events) {
+      if (event.kind === "oversize") {
+        if (event.first) head = event.line.subarray(0, 200).toString("utf8");
+        if (event.final) {
+          entries.push({
+            kind: "damaged",
+            line: `${head}… (${event.totalBytes} bytes: too long to read back)`,
+            truncated: event.eol === "",
+          });
+        }
+        continue;
+      }
+      entries.push(
+        event.kind === "json"
+          ? decodeLogRecord(event.line, event.data)
+          : { kind: "damaged", line: event.line.toString("utf8"), truncated: event.eol === "" },
+      );
+    }
+    return entries;
+  };
   for await (const chunk of createReadStream(path)) yield* toEntries(framer.push(chunk as Buffer));
   yield* toEntries(framer.end());
 }
