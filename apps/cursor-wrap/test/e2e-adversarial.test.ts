@@ -3,7 +3,15 @@
 // silent success or unbounded memory.
 
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, closeSync, mkdtempSync, openSync, readFileSync, statSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fakeAgentBin, fakeAgentEnv, type Step } from "@cursor-wrap/testkit";
@@ -274,5 +282,16 @@ describe("a log whose last record was cut short (SIGKILL during a large write)",
     expect(replay.code).toBe(0);
     expect(replay.stdout.toString()).toContain("a truncated record at the end");
     expect(replay.stdout.toString()).toContain("turn 1");
+  });
+});
+
+describe("a log whose first line was damaged", () => {
+  it("is still replayed as a session log, with its recorded decisions", async () => {
+    const result = await run(["-p", "x"], { scenario: "quick" });
+    const [file] = logFiles(result);
+    writeFileSync(file!, `\u0000garbage\n${readFileSync(file!, "utf8")}`);
+    const replay = await runInProcess(["replay", file!]);
+    expect(replay.code).toBe(0);
+    expect(replay.stdout.toString()).toMatch(/^session log /);
   });
 });

@@ -101,25 +101,31 @@ function replayRole(message: unknown): (typeof RECORDS)[RecordName]["replay"] {
     : undefined;
 }
 
-function firstLine(path: string): string {
+/** The first lines of a file (up to 64 KiB of it). */
+function firstLines(path: string): string[] {
   const fd = openSync(path, "r");
   try {
     const buffer = Buffer.alloc(64 * 1024);
     const read = readSync(fd, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, read).toString("utf8").split("\n")[0] ?? "";
+    return buffer.subarray(0, read).toString("utf8").split("\n").slice(0, 8);
   } finally {
     closeSync(fd);
   }
 }
 
-/** Whether a file is a cursor-wrap session log (rather than raw agent output). */
+/**
+ * Whether a file is a cursor-wrap session log (rather than raw agent output): one of its first
+ * lines is a record of one (a log whose first line a crash or an editor damaged still is).
+ */
 function isSessionLog(path: string): boolean {
-  try {
-    const record = JSON.parse(firstLine(path)) as Record<string, unknown>;
-    return typeof record.level === "number" && typeof record.msg === "string";
-  } catch {
-    return false;
-  }
+  return firstLines(path).some((line) => {
+    try {
+      const record = JSON.parse(line) as Record<string, unknown>;
+      return typeof record.level === "number" && typeof record.msg === "string";
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** A capture: one turn at the agent's own timing (`timestamp_ms`). */
