@@ -120,6 +120,12 @@ describe("cursor-wrap logs", () => {
         const shown = await runInProcess(command);
         expect(shown.stdout.toString(), command[0]).not.toMatch(/[\u001b\u0007\u009b]/);
       }
+      // Without its final record (a SIGKILL), the end says so.
+      const cut = join(dir, "cursor-wrap-2026-11-24T23-42-04-819Z-cut.jsonl");
+      writeFileSync(cut, record({ msg: "session_start", pid: 1 }));
+      expect((await runInProcess(["logs", "show", cut])).stdout.toString()).toMatch(
+        /\[the log ends here, without its final record: .*\]\n$/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

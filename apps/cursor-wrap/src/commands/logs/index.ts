@@ -411,6 +411,11 @@ async function showLog(path: string, io: RunIo): Promise<void> {
   }
   if (separatorDue) separator(undefined);
   showMcpUntil(Number.POSITIVE_INFINITY);
+  if (header.isSessionLog && typeof header.end.outcome !== "string") {
+    writeLine(
+      "[the log ends here, without its final record: cursor-wrap was killed, or it still runs]",
+    );
+  }
   formatter.close();
 }
 
