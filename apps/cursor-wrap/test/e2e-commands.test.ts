@@ -120,6 +120,16 @@ describe("cursor-wrap logs", () => {
         const shown = await runInProcess(command);
         expect(shown.stdout.toString(), command[0]).not.toMatch(/[\u001b\u0007\u009b]/);
       }
+      // Listed as JSON: C1 controls and bidi marks, which JSON.stringify leaves, are escaped.
+      writeFileSync(join(dir, "cursor-wrap-2026-11-24T23-42-05-819Z-\u009b2J\u202e.jsonl"), "");
+      const listed = await runInProcess(["logs", "--json", "--log-dir", dir]);
+      expect(listed.stdout.toString()).not.toMatch(/[\u001b\u0007\u009b\u202e]/);
+      // The same value, read back.
+      expect(
+        (JSON.parse(listed.stdout.toString()) as Array<{ sessionId: string }>).map(
+          (session) => session.sessionId,
+        ),
+      ).toContain("\u009b2J\u202e");
       // Without its final record (a SIGKILL), the end says so.
       const cut = join(dir, "cursor-wrap-2026-11-24T23-42-04-819Z-cut.jsonl");
       writeFileSync(cut, record({ msg: "session_start", pid: 1 }));

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { terminalSafe } from "./terminal-safe.js";
+import { terminalSafe, terminalSafeJson } from "./terminal-safe.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 /** Anything a terminal would act on, rather than print, or would print as nothing. */
@@ -44,6 +44,21 @@ describe("terminalSafe", () => {
         expect(terminalSafe(text)).not.toMatch(ACTIVE);
       }),
       { numRuns: RUNS },
+    );
+  });
+
+  it("writes JSON a terminal cannot act on, with the same value (property)", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.string({ unit: "binary" }), (value, text) => {
+        const json = JSON.stringify({ value, text });
+        const safe = terminalSafeJson(json);
+        expect(safe).not.toMatch(ACTIVE);
+        expect(JSON.parse(safe)).toEqual(JSON.parse(json));
+      }),
+      { numRuns: RUNS },
+    );
+    expect(terminalSafeJson(JSON.stringify("a\u009b2J\u202e\u{e0041}"))).toBe(
+      '"a\\u009b2J\\u202e\\udb40\\udc41"',
     );
   });
 });

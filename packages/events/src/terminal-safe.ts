@@ -41,3 +41,20 @@ export function terminalSafe(text: string): string {
   if (!ANY_UNSAFE.test(text)) return text;
   return text.replace(/\r\n/g, "\n").replace(UNSAFE, visible);
 }
+
+/**
+ * JSON text safe to print on a terminal, with the same value: every character
+ * {@link terminalSafe} would escape that `JSON.stringify` leaves as it is (DEL, C1 controls,
+ * bidi controls, invisible characters; it escapes C0 itself) is written as a `\u` escape.
+ * Such characters can only be inside strings, where an escape means the same character.
+ */
+export function terminalSafeJson(json: string): string {
+  if (!ANY_UNSAFE.test(json)) return json;
+  return json.replace(UNSAFE, (character) => {
+    let escaped = "";
+    for (let index = 0; index < character.length; index += 1) {
+      escaped += `\\u${character.charCodeAt(index).toString(16).padStart(4, "0")}`;
+    }
+    return escaped;
+  });
+}

@@ -121,6 +121,9 @@ function pause(ms: number): void {
 export function lockConfig(target: string, reference: string, waitMs = 0): () => void {
   const lockPath = `${target}${CONFIG_SIDE_FILES.lock}`;
   const deadline = Date.now() + waitMs;
+  // Locks released between our attempt and the read of the holder: tried again, without
+  // counting as an attempt (a busy file sees many), up to a bound.
+  let released = 0;
   for (let attempt = 0; attempt < 3; attempt += 1) {
     try {
       createLockFile(lockPath, lockContent());
@@ -151,7 +154,11 @@ export function lockConfig(target: string, reference: string, waitMs = 0): () =>
     } catch (error) {
       // Released between our attempt and the read: try again.
       const cause = (error as { cause?: NodeJS.ErrnoException }).cause;
-      if (McpConfigError.isInstance(error) && cause?.code === "ENOENT") continue;
+      if (McpConfigError.isInstance(error) && cause?.code === "ENOENT" && released < 100) {
+        released += 1;
+        attempt -= 1;
+        continue;
+      }
       throw error;
     }
     const holder = holderOf(content);

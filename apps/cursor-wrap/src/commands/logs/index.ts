@@ -1,6 +1,13 @@
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
-import { eventTypeOf, parseLine, sessionIdOf, terminalSafe, userPrompt } from "@cursor-wrap/events";
+import {
+  eventTypeOf,
+  parseLine,
+  sessionIdOf,
+  terminalSafe,
+  terminalSafeJson,
+  userPrompt,
+} from "@cursor-wrap/events";
 import { createFormatter } from "@cursor-wrap/format";
 import {
   LEVELS,
@@ -442,7 +449,7 @@ export async function logsCommand(options: LogsOptions, io: RunIo): Promise<numb
     );
   const sessions = listSessions(dir).filter((session) => !options.flagged || session.flagged);
   if (options.json) {
-    io.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
+    io.stdout.write(`${terminalSafeJson(JSON.stringify(sessions, null, 2))}\n`);
   } else if (sessions.length === 0) {
     io.stdout.write(`no ${options.flagged ? "flagged " : ""}session logs in ${dir}\n`);
   } else {

@@ -4,6 +4,7 @@ import {
   recordedTimeline,
   sessionIdOf,
   terminalSafe,
+  terminalSafeJson,
   toMonitorSignal,
 } from "@cursor-wrap/events";
 import { logEntryEvent, readSessionLog } from "@cursor-wrap/logger";
@@ -316,7 +317,7 @@ export async function replayCommand(replay: ReplayOptions, io: RunIo): Promise<n
       assumed_silence_after_end: assumedSilence,
       process_samples_recorded: turn.sampled,
     }));
-    io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    io.stdout.write(`${terminalSafeJson(JSON.stringify(json, null, 2))}\n`);
     return 0;
   }
 
