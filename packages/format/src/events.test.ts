@@ -71,6 +71,22 @@ describe("createFormatter('events')", () => {
     }
   });
 
+  it("writes the agent's C1 and bidi controls as escapes: the same text, nothing for a terminal", () => {
+    const { out, chunks, formatter, feed } = setUp();
+    formatter.startTurn();
+    const text = "red \u009b31m and \u202eevil\u202c";
+    feed([
+      parseLine(
+        `${JSON.stringify({ type: "assistant", message: { content: [{ type: "text", text }] } })}\n`,
+      ),
+    ]);
+    formatter.close();
+    expect(chunks.join("")).not.toMatch(/[\u009b\u202e\u202c]/);
+    expect(out.events().find((event) => event.type === "assistant_delta")?.data).toMatchObject({
+      content: text,
+    });
+  });
+
   it("writes a call whose arguments nest deeper than JSON.stringify goes, its depths noted", () => {
     for (const depth of [20_000, 200_000]) {
       const deep = `${"[".repeat(depth)}"ls"${"]".repeat(depth)}`;

@@ -3,6 +3,7 @@ import {
   type ContractNormalizer,
   type ContractNormalizerOptions,
   createContractNormalizer,
+  terminalSafeJson,
 } from "@cursor-wrap/events";
 import type { Formatter, Output, WrapperDecision } from "./types.js";
 
@@ -124,11 +125,15 @@ const LINE_DEPTH = 64;
  * below (the session log has the agent's line as it came).
  */
 function eventLine(event: unknown): string {
+  let json: string;
   try {
-    return `${JSON.stringify(event)}\n`;
+    json = JSON.stringify(event);
   } catch {
-    return `${JSON.stringify(shallowCopy(event, LINE_DEPTH))}\n`;
+    json = JSON.stringify(shallowCopy(event, LINE_DEPTH));
   }
+  // The agent's text in it may hold C1 or bidi controls, which JSON.stringify leaves as they
+  // are: written as escapes, the same value, so a terminal showing the stream acts on none.
+  return `${terminalSafeJson(json)}\n`;
 }
 
 function shallowCopy(value: unknown, depth: number): unknown {
