@@ -9,8 +9,8 @@
 import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import {
+  batchRejection,
   createPendingRequests,
-  errorResponse,
   type JsonRpcBatch,
   lineWithId,
   loggedId,
@@ -392,16 +392,23 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     }
   }
 
-  /** Withdraw a request the agent sent the editor: the editor is told, its late answer dropped. */
-  function withdrawAgentRequest(key: string, answerTheAgent: boolean, why: string): void {
+  /** A request the agent sent the editor is over (answered or withdrawn): its turns wait no more. */
+  function settleAgentRequest(key: string, at: number): AgentRequest | undefined {
     const request = agentRequests.get(key);
-    if (!request) return;
+    if (!request) return undefined;
     agentRequests.delete(key);
-    withdrawn.add(key);
     for (const turn of request.turns) {
       turn.awaited.delete(key);
-      updateWaiting(turn, now());
+      updateWaiting(turn, at);
     }
+    return request;
+  }
+
+  /** Withdraw a request the agent sent the editor: the editor is told, its late answer dropped. */
+  function withdrawAgentRequest(key: string, answerTheAgent: boolean, why: string): void {
+    const request = settleAgentRequest(key, now());
+    if (!request) return;
+    withdrawn.add(key);
     if (answerTheAgent) current.writer?.send(withdrawnAnswer(request.id, request.method));
     tellEditor(cancelRequestLine(request.editorId));
     record("acp_request_withdrawn", {
@@ -1146,18 +1153,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       oversizeLine("editor→agent", item.bytes);
       // An answer too long to parse (a big file the agent asked to read) still settles what
       // the agent waits for: its id was read as it passed.
-      if (item.message?.kind === "response") {
-        const key = item.message.id.key;
-        const request = agentRequests.get(key);
-        if (request) {
-          agentRequests.delete(key);
-          const at = now();
-          for (const turn of request.turns) {
-            turn.awaited.delete(key);
-            updateWaiting(turn, at);
-          }
-        }
-      }
+      if (item.message?.kind === "response") settleAgentRequest(item.message.id.key, now());
       return;
     }
     logMessage("editor→agent", item);
@@ -1202,13 +1198,8 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       }
       case "response": {
         const key = item.id.key;
-        const request = agentRequests.get(key);
+        const request = settleAgentRequest(key, at);
         if (request) {
-          agentRequests.delete(key);
-          for (const turn of request.turns) {
-            turn.awaited.delete(key);
-            updateWaiting(turn, at);
-          }
           if (request.generation !== current.number || current.state === "gone") {
             withdrawn.add(key);
             record("acp_answer_dropped", {
@@ -1257,13 +1248,8 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
   function rejectBatch(batch: JsonRpcBatch, bytes: number): void {
     const why =
       "cursor-wrap's ACP watchdog does not pass JSON-RPC batches on: ACP does not use them; send each message on its own line";
-    for (const id of batch.requestIds) {
-      answeredByProxy.add(id.key);
-      tellEditor(errorMessage(id, ERROR_CODES.invalidRequest, why));
-    }
-    if (batch.requestIds.length === 0 && batch.notifications === 0) {
-      tellEditor(errorResponse(null, ERROR_CODES.invalidRequest, `Invalid Request: ${why}`));
-    }
+    for (const id of batch.requestIds) answeredByProxy.add(id.key);
+    for (const line of batchRejection(batch, ERROR_CODES.invalidRequest, why)) tellEditor(line);
     record("acp_batch_rejected", {
       bytes,
       requests: batch.requestIds.length,
@@ -1362,14 +1348,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     if (!request) return;
     answeredByAgent.add(key);
     // Its result was not read: a prompt's turn ends without its stop reason.
-    learnFrom(request, {
-      kind: "response",
-      raw: Buffer.alloc(0),
-      unterminated: false,
-      id: response.id,
-      result: undefined,
-      error: response.isError ? { code: 0, message: "" } : undefined,
-    });
+    learnFrom(request, !response.isError, undefined);
   }
 
   function fromAgentResponse(item: Extract<Incoming, { kind: "response" }>, at: number): void {
@@ -1407,16 +1386,18 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       latency_ms: Math.round((at - request.startedAt) * 1000) / 1000,
     });
     toEditor.forward(item.raw, !item.unterminated);
-    learnFrom(request, item);
+    learnFrom(request, item.error === undefined, item.result);
   }
 
-  /** What a response to the editor's request tells the proxy (versions, sessions, the end of a turn). */
-  function learnFrom(request: EditorRequest, item: Extract<Incoming, { kind: "response" }>): void {
-    const ok = item.error === undefined;
+  /**
+   * What a response to the editor's request tells the proxy (versions, sessions, the end of a
+   * turn): `ok` unless it is an error; `result` undefined when it was too long to read.
+   */
+  function learnFrom(request: EditorRequest, ok: boolean, result: unknown): void {
     switch (request.method) {
       case METHODS.initialize: {
         if (!ok) return;
-        const features = agentFeatures(item.result);
+        const features = agentFeatures(result);
         version = features.version;
         loadSession = features.loadSession;
         resumeSession = features.resumeSession;
@@ -1437,9 +1418,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       case METHODS.sessionLoad:
       case METHODS.sessionResume: {
         const sessionId =
-          request.method === METHODS.sessionNew
-            ? stringAt(item.result, "sessionId")
-            : request.sessionId;
+          request.method === METHODS.sessionNew ? stringAt(result, "sessionId") : request.sessionId;
         if (!ok || sessionId === undefined) return;
         const { sessionId: _given, ...setup } = request.params ?? {};
         const known = sessions.get(sessionId);
@@ -1466,7 +1445,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
         }
         turn.prompts.delete(key);
         if (turn.prompts.size > 0) return;
-        const stopReason = ok ? stringAt(item.result, "stopReason") : undefined;
+        const stopReason = ok ? stringAt(result, "stopReason") : undefined;
         if (turn.recovery) {
           record("acp_cancel_honoured", {
             session_id: turn.sessionId,

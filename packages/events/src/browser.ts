@@ -40,7 +40,7 @@ export {
   protocolVersionOf,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "./protocol.js";
-export { terminalSafe, terminalSafeJson } from "./terminal-safe.js";
+export { terminalSafe, terminalSafeJson, withoutTerminalUnsafe } from "./terminal-safe.js";
 export type { ToolCallInfo, ToolResult } from "./tool-call.js";
 export { toolCallInfo, toolKindSpec, toolResult } from "./tool-call.js";
 export type { ToolArgsSummary, ToolKindSpec, ToolSuccessSummary } from "./tool-kinds.js";

@@ -43,6 +43,15 @@ export function terminalSafe(text: string): string {
 }
 
 /**
+ * Untrusted text with every character {@link terminalSafe} would escape removed instead (for
+ * output where an escape would read as noise, such as Markdown GitHub renders). Newlines and
+ * tabs stay.
+ */
+export function withoutTerminalUnsafe(text: string): string {
+  return ANY_UNSAFE.test(text) ? text.replace(UNSAFE, "") : text;
+}
+
+/**
  * JSON text safe to print on a terminal, with the same value: every character
  * {@link terminalSafe} would escape that `JSON.stringify` leaves as it is (DEL, C1 controls,
  * bidi controls, invisible characters; it escapes C0 itself) is written as a `\u` escape.

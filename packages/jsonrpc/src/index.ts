@@ -21,6 +21,7 @@ export type {
   JsonRpcResponse,
 } from "./message.js";
 export {
+  batchRejection,
   classifyLine,
   classifyValue,
   errorResponse,

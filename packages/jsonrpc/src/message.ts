@@ -291,3 +291,22 @@ export const JSON_RPC_ERRORS = {
   invalidParams: -32602,
   internalError: -32603,
 } as const;
+
+/**
+ * The lines that answer a batch which is not passed on (MCP and ACP use none): an error for
+ * each request in it; for a batch of neither requests nor notifications (`[]`, `[1, 2]`) one
+ * Invalid Request with a null id, as JSON-RPC answers an empty or invalid batch; for one of
+ * notifications only, none.
+ */
+export function batchRejection(
+  batch: JsonRpcBatch,
+  code: number,
+  message: string,
+  data?: Record<string, unknown>,
+): string[] {
+  const lines = batch.requestIds.map((id) => errorResponse(id, code, message, data));
+  if (batch.requestIds.length === 0 && batch.notifications === 0) {
+    lines.push(errorResponse(null, code, `Invalid Request: ${message}`, data));
+  }
+  return lines;
+}

@@ -4,6 +4,7 @@
 // for the server's sake.
 
 import {
+  batchRejection,
   errorResponse,
   type JsonRpcBatch,
   type JsonRpcId,
@@ -48,33 +49,17 @@ function track(
   if (progress !== undefined) state.byProgress.set(progress, id.key);
 }
 
-/**
- * Answer each request of a batch with an error: MCP does not use batches. A batch holding
- * neither a request nor a notification (`[]`, `[1, 2]`) gets one error with a null id, as
- * JSON-RPC answers an empty or invalid batch; one of notifications only gets no answer.
- */
+/** Answer a batch (MCP does not use them) instead of passing it on: see `batchRejection`. */
 function rejectBatch(state: LinkState, batch: JsonRpcBatch, bytes: number): void {
   const { requestIds } = batch;
-  if (requestIds.length === 0 && batch.notifications === 0) {
-    state.answer(
-      errorResponse(
-        null,
-        BATCH_REJECTED_CODE,
-        "Invalid Request: an empty batch, or one with no request in it (cursor-wrap's MCP watchdog does not pass JSON-RPC batches on)",
-        { server: state.serverId },
-      ),
-    );
-  }
-  for (const id of requestIds) {
-    state.answered(id);
-    state.answer(
-      errorResponse(
-        id,
-        BATCH_REJECTED_CODE,
-        "cursor-wrap's MCP watchdog does not pass JSON-RPC batches on: MCP does not use them; send each request on its own line",
-        { server: state.serverId },
-      ),
-    );
+  for (const id of requestIds) state.answered(id);
+  for (const line of batchRejection(
+    batch,
+    BATCH_REJECTED_CODE,
+    "cursor-wrap's MCP watchdog does not pass JSON-RPC batches on: MCP does not use them; send each request on its own line",
+    { server: state.serverId },
+  )) {
+    state.answer(line);
   }
   state.record("mcp_batch_rejected", {
     bytes,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentBaseEnvironment, authProfileVariable, loadAuthProfiles } from "./auth-profiles.js";
+import { authProfileVariable, loadAuthProfiles } from "./auth-profiles.js";
 
 describe("loadAuthProfiles", () => {
   it("reads each profile's key from its variable, or from the file its _FILE variable names", () => {
@@ -29,21 +29,5 @@ describe("loadAuthProfiles", () => {
     ).toThrow(
       'auth profile "work": cannot read the file CURSOR_WRAP_AUTH_WORK_FILE names (ENOENT)',
     );
-  });
-});
-
-describe("agentBaseEnvironment", () => {
-  it("keeps the caller's environment but every profile's credentials and the webhook", () => {
-    expect(
-      agentBaseEnvironment({
-        PATH: "/usr/bin",
-        CURSOR_API_KEY: "mine",
-        CURSOR_WRAP_AUTH_WORK: "k1",
-        CURSOR_WRAP_AUTH_SPARE_FILE: "/keys/spare",
-        CURSOR_WRAP_NOTIFY: "https://hooks.example/secret",
-        CURSOR_WRAP_ON_VERDICT: "notify --token secret",
-        CURSOR_WRAP_IDLE_TIMEOUT: "5m",
-      }),
-    ).toEqual({ PATH: "/usr/bin", CURSOR_API_KEY: "mine", CURSOR_WRAP_IDLE_TIMEOUT: "5m" });
   });
 });

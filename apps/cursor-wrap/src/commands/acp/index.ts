@@ -14,7 +14,7 @@ import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
 import { findAgentBinary } from "@cursor-wrap/run";
 import { signalExitCode } from "@cursor-wrap/run/ending";
 import { messageWithHint, SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
-import { agentBaseEnvironment } from "../../options/auth-profiles.js";
+import { agentBaseEnvironment } from "../../options/agent-environment.js";
 import { monitorOptions } from "../../options/monitor-options.js";
 import { printError } from "../../print-error.js";
 import type { RunIo } from "../../run-io.js";

@@ -27,12 +27,9 @@ import type { TurnInput } from "@cursor-wrap/run/turn-input";
 import type { SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
 import { SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
 import { openRunOperations, type RunOperations } from "../../operations/run-operations.js";
+import { agentBaseEnvironment } from "../../options/agent-environment.js";
 import { type AgentArgument, redactAgentArgs } from "../../options/agent-flags.js";
-import {
-  agentBaseEnvironment,
-  loadAuthProfiles,
-  type ProfileEnvironment,
-} from "../../options/auth-profiles.js";
+import { loadAuthProfiles, type ProfileEnvironment } from "../../options/auth-profiles.js";
 import { monitorOptions } from "../../options/monitor-options.js";
 import type { RunOptions } from "../../options/run-options.js";
 import type { PromptReader } from "../../prompt-reader.js";
