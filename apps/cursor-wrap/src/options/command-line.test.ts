@@ -166,6 +166,27 @@ describe("parseCommandLine", () => {
     expect(agentCommandOf(parseCommandLine(["-p", "--", "status"]))).toBeUndefined();
   });
 
+  it("takes the agent's default command named (`agent [prompt…]`) as the agent does", () => {
+    // `cursor-agent agent "fix it"` is `cursor-agent "fix it"`.
+    const named = parseCommandLine(["-p", "agent", "fix", "it", "--model", "gpt-5"]);
+    expect(named.agentCommand).toBe(true);
+    expect(wordsOf(named)).toEqual(["fix", "it"]);
+    expect(agentCommandOf(named)).toBeUndefined();
+    expect(firstTurn(["agent", "-p", "fix it"]).prompt).toBe("fix it");
+    // After it, a subcommand's name is the prompt; its help is cursor-wrap's (the same command).
+    const status = parseCommandLine(["agent", "status"]);
+    expect(agentCommandOf(status)).toBeUndefined();
+    expect(wordsOf(status)).toEqual(["status"]);
+    expect(parseCommandLine(["agent", "--help"]).help).toBe(true);
+    // Only as the first word; `--` makes it a prompt; an info flag runs the agent as typed.
+    expect(wordsOf(parseCommandLine(["-p", "fix", "agent"]))).toEqual(["fix", "agent"]);
+    expect(wordsOf(parseCommandLine(["-p", "--", "agent"]))).toEqual(["agent"]);
+    expect(wordsOf(parseCommandLine(["agent", "agent"]))).toEqual(["agent"]);
+    const models = parseCommandLine(["agent", "--list-models"]);
+    expect(agentCommandOf(models)).toBe("--list-models");
+    expect(directArgs(models)).toEqual(["agent", "--list-models"]);
+  });
+
   it("is lenient when asked, for finding the command", () => {
     const line = parseCommandLine(["--idle-timout", "logs", "--log-dir"], { strict: false });
     expect(wordsOf(line)).toEqual(["logs"]);

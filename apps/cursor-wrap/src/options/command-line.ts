@@ -27,6 +27,12 @@ export interface CommandLine {
   help: boolean;
   /** `-v`/`--version` before `--`. */
   version: boolean;
+  /**
+   * The first word was `agent`: the agent's default command named (`agent [prompt…]`, as in
+   * `cursor-agent agent "fix it"`). It is not part of the prompt, and the words after it are
+   * the prompt even when one is a subcommand's name (`agent status`).
+   */
+  agentCommand: boolean;
 }
 
 const ownByLong = flagNames(FLAGS);
@@ -76,6 +82,7 @@ class CommandLineReader {
     unknown: [],
     help: false,
     version: false,
+    agentCommand: false,
   };
   index = 0;
   afterDashDash = false;
@@ -165,8 +172,7 @@ class CommandLineReader {
 
   /** The words so far begin with one of the agent's subcommands (`status`, `mcp list`). */
   inAgentSubcommand(): boolean {
-    const first = this.line.items.find((item) => item.kind === "word");
-    return first?.kind === "word" && !first.afterDashDash && AGENT_SUBCOMMANDS.has(first.token);
+    return startsWithAgentSubcommand(this.line);
   }
 
   /** An argument after `--`: the agent's flag, the agent's (passed through), or the prompt. */
@@ -240,9 +246,20 @@ export function parseCommandLine(argv: readonly string[], options: ParseOptions 
       } else if (arg === "-h") line.help = true;
       else if (arg === "-v") line.version = true;
       else if (!reader.agentShort(arg)) reader.pushAgent(undefined, [arg], undefined);
+    } else if (arg === "agent" && !line.agentCommand && !line.items.some(isWord)) {
+      line.agentCommand = true;
     } else line.items.push({ kind: "word", token: arg, afterDashDash: false });
   }
   return line;
+}
+
+const isWord = (item: CommandLineItem): boolean => item.kind === "word";
+
+/** The words begin with one of the agent's subcommands (`status`, `mcp list`), not a prompt. */
+function startsWithAgentSubcommand(line: CommandLine): boolean {
+  if (line.agentCommand) return false;
+  const first = line.items.find(isWord);
+  return first?.kind === "word" && !first.afterDashDash && AGENT_SUBCOMMANDS.has(first.token);
 }
 
 /** The words of a command line (the prompt, or a subcommand and its arguments). */
@@ -261,10 +278,7 @@ export function agentArgumentsOf(line: CommandLine): AgentArgument[] {
  * business: run it directly.
  */
 export function agentCommandOf(line: CommandLine): string | undefined {
-  const first = line.items.find((item) => item.kind === "word");
-  if (first?.kind === "word" && !first.afterDashDash && AGENT_SUBCOMMANDS.has(first.token)) {
-    return first.token;
-  }
+  if (startsWithAgentSubcommand(line)) return wordsOf(line)[0];
   const info = agentArgumentsOf(line).find((argument) => argument.flag?.role === "info");
   return info ? info.tokens[0] : undefined;
 }
@@ -274,7 +288,7 @@ export function agentCommandOf(line: CommandLine): string | undefined {
  * without cursor-wrap's own flags (with `--` before a prompt that followed one).
  */
 export function directArgs(line: CommandLine): string[] {
-  const args: string[] = [];
+  const args: string[] = line.agentCommand ? ["agent"] : [];
   let dashDashWritten = false;
   for (const item of line.items) {
     if (item.kind === "agent") args.push(...item.argument.tokens);
