@@ -587,6 +587,31 @@ describe("openSessionLog", () => {
     });
   });
 
+  it("redacts a value as often as it comes, under any key; a clean one it has seen is kept as it is", () => {
+    const log = open();
+    for (let round = 0; round < 3; round += 1) {
+      log.decision(
+        "tool_call_opened",
+        // The same values each time: the clean `kind` is remembered, the secrets never are.
+        { kind: "shell", label: "token=abcdefghijklmnop", password: "hunter2-hunter2", id: "x\"y" },
+        "debug",
+        { sync: "soon" },
+      );
+    }
+    log.close({ outcome: "completed", flagged: false, exit_code: 0 });
+    expect(readFileSync(log.path, "utf8")).not.toMatch(/abcdefghijklmnop|hunter2/);
+    const opened = records(log.path).filter((record) => record.msg === "tool_call_opened");
+    expect(opened).toHaveLength(3);
+    for (const record of opened) {
+      expect(record).toMatchObject({
+        kind: "shell",
+        label: "token=[REDACTED]",
+        password: "[REDACTED]",
+        id: 'x"y',
+      });
+    }
+  });
+
   it("goes on logging whatever its tap throws", () => {
     const log = open({
       onRecord: () => {

@@ -168,6 +168,8 @@ const PINO_KEYS = new Set(["level", "time", "ts", "msg", "err", "__proto__"]);
 interface EncodedKey {
   text: string;
   namesSecret: boolean;
+  /** The last value under this key found to hold no secret (`kind`, `outcome` repeat). */
+  clean: string | undefined;
 }
 // Each field key seen, or null for a key left to pino. The keys are the record vocabulary's, a
 // few dozen; the cache stops growing at a bound all the same.
@@ -182,7 +184,7 @@ function encodedKey(key: string): EncodedKey | null {
     encoded =
       PINO_KEYS.has(key) || indexKey
         ? null
-        : { text: `,${JSON.stringify(key)}:`, namesSecret: isSecretName(key) };
+        : { text: `,${JSON.stringify(key)}:`, namesSecret: isSecretName(key), clean: undefined };
     if (encodedKeys.size < 1_024) encodedKeys.set(key, encoded);
   }
   return encoded;
@@ -218,7 +220,7 @@ export function plainRecordLine(
       case "function":
         continue;
       case "string":
-        encoded = JSON.stringify(redactValues ? redactField(name.namesSecret, value) : value);
+        encoded = quoted(redactValues ? redactedValue(name, value) : value);
         break;
       case "number":
         encoded = Number.isFinite(value) ? String(value) : "null";
@@ -236,6 +238,28 @@ export function plainRecordLine(
   const time = now();
   return recordText(level, time, message, body.slice(1), now());
 }
+
+// Characters JSON.stringify escapes: `"`, `\`, controls, and surrogates (a lone one is written
+// `\udxxx`; a pair, which it leaves as it is, takes the slow path too).
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * A string as JSON.stringify writes it. Most values (ids, kinds, commands) need no escape:
+ * a search for one costs a third of JSON.stringify (the routine records of a run write a few
+ * strings each, tens of thousands of records).
+ */
+function quoted(value: string): string {
+  return ESCAPED.test(value) ? JSON.stringify(value) : `"${value}"`;
+}
+
+/** A field's value with its secrets redacted (R-LOG6); a repeat of the key's last clean one is. */
+function redactedValue(key: EncodedKey, value: string): string {
+  if (key.clean === value) return value;
+  const redacted = redactField(key.namesSecret, value);
+  if (redacted === value && value.length <= CLEAN_VALUE_LENGTH) key.clean = value;
+  return redacted;
+}
+const CLEAN_VALUE_LENGTH = 256;
 
 function ensureDirectory(dir: string): { writableByOthers: boolean } {
   try {
