@@ -48,7 +48,10 @@ const COMMAND_FLAGS: ReadonlyMap<string, FlagTable> = new Map<string, FlagTable>
 
 /** The command a command line names, if it is one of cursor-wrap's own. */
 function ownCommandOf(args: readonly string[]): string | undefined {
-  const words = parseCommandLine(args, { strict: false }).items.filter(
+  const line = parseCommandLine(args, { strict: false });
+  // `agent logs`: cursor-agent's default command named, with the prompt "logs".
+  if (line.agentCommand) return undefined;
+  const words = line.items.filter(
     (item) => item.kind === "word" && !item.afterDashDash,
   );
   const [first, second] = words.map((item) => (item.kind === "word" ? item.token : ""));

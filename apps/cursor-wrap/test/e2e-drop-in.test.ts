@@ -113,6 +113,10 @@ const FLAG_ROWS: Array<[string[], string[], string]> = [
     ["--force", "--trust", "--model", "gpt-5", "--sandbox", "disabled", "-H", "X-CI: 1"],
     "review the diff",
   ],
+  // `agent [prompt…]`, the agent's default command named: neither cursor-wrap's own `logs`
+  // nor the agent's `status` runs; they are the prompts.
+  [["-p", "agent", "logs"], ["--force"], "logs"],
+  [["agent", "-p", "--model", "gpt-5", "status"], ["--force", "--model", "gpt-5"], "status"],
 ];
 
 /** Rows also run through the built executable and the fake agent as real processes. */
@@ -121,6 +125,7 @@ const REAL_ROWS = new Set([
   "-p -- -x is broken again",
   "-p q -- --stream-partial-output --later=1",
   "-p --trust --model gpt-5 --sandbox disabled -H X-CI: 1 --idle-timeout 2m review the diff",
+  "-p agent logs",
 ]);
 
 const ROWS = FLAG_ROWS.map(([argv, agent, prompt]) => ({
