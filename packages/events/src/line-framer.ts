@@ -40,9 +40,10 @@ export function createLineFramer(options: LineFramerOptions = {}): LineFramer {
   const chunkText = createChunkText();
   const reader = createLineReader<AgentEvent>(
     {
-      line(raw) {
+      line(raw, _terminated, inChunk) {
         const eol = terminatorOf(raw);
-        return classifyLine(raw, eol, recvAt, chunkText.ascii(raw, raw.length - eol.length));
+        const length = raw.length - eol.length;
+        return classifyLine(raw, eol, recvAt, inChunk ? chunkText.ascii(raw, length) : undefined);
       },
       piece(piece): OversizePiece {
         const eol: LineEnding = piece.terminated ? "\n" : "";
@@ -104,11 +105,10 @@ function createChunkText() {
       asciiUntil = 0;
       mixedUntil = 0;
     },
-    /** The text of `raw`'s first `length` bytes, if `raw` lies in the chunk and is ASCII. */
+    /** The text of `raw`'s first `length` bytes, if it is ASCII; `raw` is a view of the chunk. */
     ascii(raw: Buffer, length: number): string | undefined {
       const start = raw.byteOffset - chunk.byteOffset;
       const end = start + raw.length;
-      if (raw.buffer !== chunk.buffer || start < 0 || end > chunk.length) return undefined;
       if (end > asciiUntil) {
         // One check for the next dozen lines or so (nearly all ASCII), else this line alone.
         const window = Math.min(chunk.length, start + ASCII_WINDOW);

@@ -17,6 +17,8 @@ export function createStreamJsonFormatter(out: Output): Formatter {
   // always): bytes `[runFrom, runTo)` of `runFirst.buffer`, not in `held` yet. They go to
   // `held` as one view of those bytes: no part per line, and no copy to join them.
   let runFirst: Buffer | undefined;
+  // `runFirst.buffer`, read once per run: a Buffer's `buffer` is a call into V8's runtime.
+  let runBuffer: ArrayBufferLike | undefined;
   let runFrom = 0;
   let runTo = 0;
   let flushQueued = false;
@@ -26,7 +28,7 @@ export function createStreamJsonFormatter(out: Output): Formatter {
     held.push(
       runTo - runFrom === runFirst.length
         ? runFirst
-        : Buffer.from(runFirst.buffer, runFrom, runTo - runFrom),
+        : Buffer.from(runBuffer!, runFrom, runTo - runFrom),
     );
     runFirst = undefined;
   };
@@ -61,11 +63,12 @@ export function createStreamJsonFormatter(out: Output): Formatter {
   return {
     write(event) {
       const { raw } = event;
-      if (runFirst !== undefined && raw.byteOffset === runTo && raw.buffer === runFirst.buffer) {
+      if (runFirst !== undefined && raw.byteOffset === runTo && raw.buffer === runBuffer) {
         runTo += raw.length;
       } else {
         takeRun();
         runFirst = raw;
+        runBuffer = raw.buffer;
         runFrom = raw.byteOffset;
         runTo = runFrom + raw.length;
       }
