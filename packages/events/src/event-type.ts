@@ -1,10 +1,26 @@
 import type { EventLike, JsonObject } from "./types.js";
 
+// The last pair joined: events come in runs of one kind (thinking deltas), and the monitor
+// asks for every event's, so the join is made once per run instead of once per event.
+let lastType = "";
+let lastSubtype = "";
+let lastJoined = "";
+
 /** `type/subtype` of an event (`"tool_call/started"`, `"assistant"`), or `text` / `oversize`. */
 export function eventTypeOf(event: EventLike): string {
   if (event.kind !== "json") return event.kind;
-  if (event.type === undefined) return "unknown";
-  return event.subtype === undefined ? event.type : `${event.type}/${event.subtype}`;
+  const { type, subtype } = event;
+  if (type === undefined) return "unknown";
+  if (subtype === undefined) return type;
+  if (type === lastType && subtype === lastSubtype) return lastJoined;
+  const joined = `${type}/${subtype}`;
+  // Only a short pair is kept (an agent's 16 MiB "type" is not held on to).
+  if (joined.length <= 64) {
+    lastType = type;
+    lastSubtype = subtype;
+    lastJoined = joined;
+  }
+  return joined;
 }
 
 /**

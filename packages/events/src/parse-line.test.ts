@@ -78,6 +78,15 @@ describe("parseLine", () => {
 describe("eventTypeOf", () => {
   it("names events by type and subtype", () => {
     expect(eventTypeOf(parseLine('{"type":"thinking","subtype":"delta"}'))).toBe("thinking/delta");
+    // The last pair is remembered: a pair that differs in either part is joined anew.
+    expect(eventTypeOf(parseLine('{"type":"thinking","subtype":"delta"}'))).toBe("thinking/delta");
+    expect(eventTypeOf(parseLine('{"type":"thinking","subtype":"completed"}'))).toBe(
+      "thinking/completed",
+    );
+    expect(eventTypeOf(parseLine('{"type":"tool_call","subtype":"completed"}'))).toBe(
+      "tool_call/completed",
+    );
+    expect(eventTypeOf(parseLine('{"type":"tool_call"}'))).toBe("tool_call");
     expect(eventTypeOf(parseLine('{"type":"assistant"}'))).toBe("assistant");
     expect(eventTypeOf(parseLine("{}"))).toBe("unknown");
     expect(eventTypeOf(parseLine("T: x"))).toBe("text");
