@@ -51,9 +51,7 @@ function ownCommandOf(args: readonly string[]): string | undefined {
   const line = parseCommandLine(args, { strict: false });
   // `agent logs`: cursor-agent's default command named, with the prompt "logs".
   if (line.agentCommand) return undefined;
-  const words = line.items.filter(
-    (item) => item.kind === "word" && !item.afterDashDash,
-  );
+  const words = line.items.filter((item) => item.kind === "word" && !item.afterDashDash);
   const [first, second] = words.map((item) => (item.kind === "word" ? item.token : ""));
   if (first !== undefined && first !== "mcp" && COMMAND_FLAGS.has(first)) return first;
   if (first === "mcp" && second !== undefined && MCP_OWN_SUBCOMMANDS.has(second)) return "mcp";

@@ -593,7 +593,7 @@ describe("openSessionLog", () => {
       log.decision(
         "tool_call_opened",
         // The same values each time: the clean `kind` is remembered, the secrets never are.
-        { kind: "shell", label: "token=abcdefghijklmnop", password: "hunter2-hunter2", id: "x\"y" },
+        { kind: "shell", label: "token=abcdefghijklmnop", password: "hunter2-hunter2", id: 'x"y' },
         "debug",
         { sync: "soon" },
       );
