@@ -252,7 +252,11 @@ function quoted(value: string): string {
   return ESCAPED.test(value) ? JSON.stringify(value) : `"${value}"`;
 }
 
-/** A field's value with its secrets redacted (R-LOG6); a repeat of the key's last clean one is. */
+/**
+ * A field's value with its secrets redacted (R-LOG6). A value equal to the last one found clean
+ * under the same key is returned as it is, without a search (redacting is a function of the
+ * key's name and the value alone).
+ */
 function redactedValue(key: EncodedKey, value: string): string {
   if (key.clean === value) return value;
   const redacted = redactField(key.namesSecret, value);
