@@ -16,11 +16,12 @@
 // minutes for 20 MB (two runs at a time).
 
 import { execFile, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { writeRealShapedStream } from "./lib/real-stream.mjs";
+import { quietRunArgs, writeCatAgent } from "./lib/wrapped-run.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const MINIMAL_LOOP = join(import.meta.dirname, "lib", "minimal-loop.mjs");
@@ -60,10 +61,7 @@ try {
   ]) {
     const file = join(work, `${name}.jsonl`);
     const written = writeRealShapedStream(file, { bytes });
-    const agent = join(work, `${name}.sh`);
-    writeFileSync(agent, `#!/bin/sh\nexec cat "${file}"\n`);
-    chmodSync(agent, 0o755);
-    agents[name] = { agent, written };
+    agents[name] = { agent: writeCatAgent(join(work, `${name}.sh`), file), written };
   }
   const extra = (process.env.BENCH_ARGS ?? "").split(" ").filter(Boolean);
   const clis = { A: join(ROOT, "apps", "cursor-wrap", "bin", "cursor-wrap.js") };
@@ -77,18 +75,7 @@ try {
   const wrapped = (cli, agent) => {
     const logs = fresh("logs");
     mkdirSync(logs);
-    return [
-      cli,
-      "-p",
-      "x",
-      "--agent-bin",
-      agent,
-      "--log-dir",
-      logs,
-      "--log-level",
-      "silent",
-      ...extra,
-    ];
+    return quietRunArgs(cli, agent, logs, ...extra);
   };
   const minimal = (agent) => [MINIMAL_LOOP, fresh("minimal.log"), agent];
   const jobs = [

@@ -7,11 +7,12 @@
 // BENCH_STREAM_MB) or from run.mjs.
 
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { summary } from "./lib/measure.mjs";
 import { writeRealShapedStream } from "./lib/real-stream.mjs";
+import { quietRunArgs, writeCatAgent } from "./lib/wrapped-run.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const MINIMAL_LOOP = join(import.meta.dirname, "lib", "minimal-loop.mjs");
@@ -50,9 +51,7 @@ export function throughputRatio({
   try {
     const file = join(work, "real-shaped.jsonl");
     const stream = writeRealShapedStream(file, { bytes: streamBytes });
-    const agent = join(work, "agent.sh");
-    writeFileSync(agent, `#!/bin/sh\nexec cat "${file}"\n`);
-    chmodSync(agent, 0o755);
+    const agent = writeCatAgent(join(work, "agent.sh"), file);
     const results = [];
     for (const format of formats) {
       const minimal = [];
@@ -65,19 +64,7 @@ export function throughputRatio({
         const wrapperRun = () =>
           timedTree(
             process.execPath,
-            [
-              cli,
-              "-p",
-              "x",
-              "--output-format",
-              format,
-              "--agent-bin",
-              agent,
-              "--log-dir",
-              logs,
-              "--log-level",
-              "silent",
-            ],
+            quietRunArgs(cli, agent, logs, "--output-format", format),
             work,
           );
         const minimalRun = () =>

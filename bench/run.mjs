@@ -29,6 +29,7 @@ import {
   timed,
 } from "./lib/measure.mjs";
 import { realSourceCorpus, writeRealisticStream } from "./lib/stream.mjs";
+import { quietRunArgs, writeCatAgent } from "./lib/wrapped-run.mjs";
 import { mcpRealistic } from "./mcp.mjs";
 import { throughputRatio } from "./ratio.mjs";
 import { redactionOfCleanText } from "./redaction.mjs";
@@ -69,26 +70,11 @@ function logDir(name) {
 
 /** Node arguments running cursor-wrap -p on `agent`, logging to `dir`, quiet on stderr. */
 function wrapperArgs(agent, dir, ...extra) {
-  return [
-    CLI,
-    "-p",
-    "x",
-    "--agent-bin",
-    agent,
-    "--log-dir",
-    dir,
-    "--log-level",
-    "silent",
-    ...EXTRA,
-    ...extra,
-  ];
+  return quietRunArgs(CLI, agent, dir, ...EXTRA, ...extra);
 }
 
 function catAgent(file) {
-  const path = join(work, "cat-agent.sh");
-  writeFileSync(path, `#!/bin/sh\nexec cat "${file}"\n`);
-  chmodSync(path, 0o755);
-  return path;
+  return writeCatAgent(join(work, "cat-agent.sh"), file);
 }
 
 // ─── P1 throughput ───────────────────────────────────────────────────────────────────────────
