@@ -21,4 +21,4 @@ export type {
   SessionLog,
   SessionLogOptions,
 } from "./session-log.js";
-export { openSessionLog, SESSION_LOG_RECORDS } from "./session-log.js";
+export { openSessionLog, recordStringJson, SESSION_LOG_RECORDS } from "./session-log.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { LEVELS } from "./levels.js";
 import { recordText } from "./record-text.js";
-import { openSessionLog } from "./session-log.js";
+import { openSessionLog, recordStringJson } from "./session-log.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -33,8 +33,12 @@ const fields = {
   tool: "sk-abcdefghijklmnopqrstuv",
   latency_ms: 0.125,
 };
+// The members as a caller of debugRecord writes them: strings by recordStringJson.
 const members = Object.entries(fields)
-  .map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`)
+  .map(
+    ([key, value]) =>
+      `${JSON.stringify(key)}:${typeof value === "string" ? recordStringJson(key, value) : JSON.stringify(value)}`,
+  )
   .join(",");
 
 describe("recordText and SessionLog.debugRecord", () => {
@@ -44,6 +48,22 @@ describe("recordText and SessionLog.debugRecord", () => {
     expect(byText).toHaveLength(1);
     expect(byText).toEqual(byPino);
     expect(byText[0]).not.toContain("sk-abcdefghijklmnopqrstuv");
+  });
+
+  it("recordStringJson: JSON.stringify's text, secrets redacted, the same for a repeat", () => {
+    for (const value of ["tools/call", 'a"b\\c\u2028\ud800', "", "x".repeat(300)]) {
+      expect(recordStringJson("method", value)).toBe(JSON.stringify(value));
+      expect(recordStringJson("method", value)).toBe(JSON.stringify(value));
+    }
+    const secret = "sk-abcdefghijklmnopqrstuv";
+    for (let round = 0; round < 3; round += 1) {
+      expect(recordStringJson("tool", `run ${secret}`)).toBe('"run [REDACTED]"');
+      // Under a key that names a secret, all of it; a clean value under another key is kept.
+      expect(recordStringJson("token", "plain")).toBe('"[REDACTED]"');
+      expect(recordStringJson("tool", "plain")).toBe('"plain"');
+      // A key pino writes itself is still redacted.
+      expect(recordStringJson("msg", secret)).toBe('"[REDACTED]"');
+    }
   });
 
   it("hold a record with the chunk begun, like any routine record", () => {

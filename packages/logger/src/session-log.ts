@@ -145,8 +145,10 @@ export interface SessionLog {
   debug(fields: Fields, message: string): void;
   /**
    * A debug record whose fields the caller wrote as JSON members (`"dir":"…","bytes":151`),
-   * for records written by the thousand: the same line as `debug`, redacted the same way, held
-   * with a chunk like it, without pino.
+   * for records written by the thousand: the same line as `debug`, held with a chunk like it,
+   * without pino. Not searched for secrets here: every string value among the members must be
+   * the text {@link recordStringJson} gave for it (redacted as `debug` redacts its fields), and
+   * every other value a number, a boolean, null or a constant of the caller's own.
    */
   debugRecord(message: string, members: string): void;
   info(fields: Fields, message: string): void;
@@ -168,8 +170,12 @@ const PINO_KEYS = new Set(["level", "time", "ts", "msg", "err", "__proto__"]);
 interface EncodedKey {
   text: string;
   namesSecret: boolean;
-  /** The last value under this key found to hold no secret (`kind`, `outcome` repeat). */
+  /**
+   * The last value under this key found to hold no secret (`kind`, `outcome`, an MCP method
+   * repeat), and its JSON text.
+   */
   clean: string | undefined;
+  cleanJson: string;
 }
 // Each field key seen, or null for a key left to pino. The keys are the record vocabulary's, a
 // few dozen; the cache stops growing at a bound all the same.
@@ -184,7 +190,12 @@ function encodedKey(key: string): EncodedKey | null {
     encoded =
       PINO_KEYS.has(key) || indexKey
         ? null
-        : { text: `,${JSON.stringify(key)}:`, namesSecret: isSecretName(key), clean: undefined };
+        : {
+            text: `,${JSON.stringify(key)}:`,
+            namesSecret: isSecretName(key),
+            clean: undefined,
+            cleanJson: "",
+          };
     if (encodedKeys.size < 1_024) encodedKeys.set(key, encoded);
   }
   return encoded;
@@ -220,7 +231,7 @@ export function plainRecordLine(
       case "function":
         continue;
       case "string":
-        encoded = quoted(redactValues ? redactedValue(name, value) : value);
+        encoded = redactValues ? redactedJson(name, value) : quoted(value);
         break;
       case "number":
         encoded = Number.isFinite(value) ? String(value) : "null";
@@ -253,17 +264,33 @@ function quoted(value: string): string {
 }
 
 /**
- * A field's value with its secrets redacted (R-LOG6). A value equal to the last one found clean
- * under the same key is returned as it is, without a search (redacting is a function of the
- * key's name and the value alone).
+ * A field's value with its secrets redacted (R-LOG6), as JSON text. A value equal to the last
+ * one found clean under the same key comes back as the text written for it then, without a
+ * search or an escape (redacting is a function of the key's name and the value alone).
  */
-function redactedValue(key: EncodedKey, value: string): string {
-  if (key.clean === value) return value;
+function redactedJson(key: EncodedKey, value: string): string {
+  if (key.clean === value) return key.cleanJson;
   const redacted = redactField(key.namesSecret, value);
-  if (redacted === value && value.length <= CLEAN_VALUE_LENGTH) key.clean = value;
-  return redacted;
+  const json = quoted(redacted);
+  if (redacted === value && value.length <= CLEAN_VALUE_LENGTH) {
+    key.clean = value;
+    key.cleanJson = json;
+  }
+  return json;
 }
 const CLEAN_VALUE_LENGTH = 256;
+
+/**
+ * A string field of a record built as text ({@link SessionLog.debugRecord}), as JSON: its
+ * secrets redacted (R-LOG6; all of it under a key that names a secret), escaped as
+ * `JSON.stringify` escapes it. Redacted whatever the log's `redact` option: the records built
+ * so are the MCP proxy's, whose logs are always redacted. A repeat of the key's last clean value
+ * costs a comparison (an MCP method, a tool name: the same few, message after message).
+ */
+export function recordStringJson(key: string, value: string): string {
+  const name = encodedKey(key);
+  return name === null ? quoted(redactField(isSecretName(key), value)) : redactedJson(name, value);
+}
 
 function ensureDirectory(dir: string): { writableByOthers: boolean } {
   try {
@@ -561,7 +588,8 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
         consoleOptions && LEVELS.debug >= consoleLevel && !consoleSkip.has(message)
           ? (JSON.parse(`{${members}}`) as Fields)
           : {};
-      destination.write(shouldRedact ? redact(text) : text);
+      // Redacted already: its strings come from recordStringJson (see the interface).
+      destination.write(text);
     },
     info: (fields, message) => writeFields("info", fields, message),
     warn: (fields, message) => writeFields("warn", fields, message),

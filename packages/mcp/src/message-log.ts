@@ -2,6 +2,7 @@
 // tool, size, and for a response the latency of what it answers.
 
 import { type JsonRpcId, loggedId, loggedIdJson, type ValidMessage } from "@cursor-wrap/jsonrpc";
+import { recordStringJson } from "@cursor-wrap/logger";
 import type { LinkState } from "./link-state.js";
 import { toolOf } from "./mcp-messages.js";
 
@@ -107,8 +108,9 @@ function millisecondsText(ms: number): string {
 }
 
 /**
- * The same fields as {@link messageFields}, as JSON members, built as text: every value that
- * comes from a peer goes through `JSON.stringify`, as it would in an object.
+ * The same fields as {@link messageFields}, as JSON members, built as text: every string that
+ * comes from a peer is written by the logger's `recordStringJson` (redacted, escaped as
+ * `JSON.stringify` escapes it), numbers as `JSON.stringify` writes them.
  */
 function messageMembers(
   state: LinkState,
@@ -118,9 +120,15 @@ function messageMembers(
 ): string {
   const facts = messageFacts(state, direction, message);
   let members = HEADS[direction][message.kind] + bytes;
-  if (facts.id !== undefined) members += `,"id":${loggedIdJson(facts.id)}`;
-  if (facts.method !== undefined) members += `,"method":${JSON.stringify(facts.method)}`;
-  if (facts.tool !== undefined) members += `,"tool":${JSON.stringify(facts.tool)}`;
+  const id = facts.id;
+  if (id !== undefined) {
+    // A string id is the peer's text; a number's text is digits (a big one quoted).
+    const text = typeof id.value === "string" ? recordStringJson("id", id.value) : loggedIdJson(id);
+    members += `,"id":${text}`;
+  }
+  if (facts.method !== undefined)
+    members += `,"method":${recordStringJson("method", facts.method)}`;
+  if (facts.tool !== undefined) members += `,"tool":${recordStringJson("tool", facts.tool)}`;
   if (facts.latencyMs !== undefined)
     members += `,"latency_ms":${millisecondsText(facts.latencyMs)}`;
   if (facts.errorCode !== undefined) members += `,"error_code":${JSON.stringify(facts.errorCode)}`;

@@ -60,7 +60,9 @@ export interface McpProxyLog {
   /**
    * An `mcp_message` record, its fields written as JSON members (`"dir":"…","kind":"…",…`):
    * the proxy writes one per message, and building the text directly costs a fraction of an
-   * object serialised by the logger. Without it, messages go to `record` like the rest.
+   * object serialised by the logger. Its strings are redacted already (`recordStringJson` of
+   * `@cursor-wrap/logger`), as `SessionLog.debugRecord` takes them. Without it, messages go to
+   * `record` like the rest.
    */
   messageRecord?(members: string): void;
 }
