@@ -11,6 +11,7 @@ import type { Readable, Writable } from "node:stream";
 import {
   batchRejection,
   createPendingRequests,
+  type IdKey,
   type JsonRpcBatch,
   lineWithId,
   loggedId,
@@ -234,15 +235,15 @@ const KEPT_PARAMS: ReadonlySet<string> = new Set([
 
 /** A bounded set of keys, oldest forgotten first. */
 function boundedSet(limit: number) {
-  const keys = new Set<string>();
+  const keys = new Set<IdKey>();
   return {
-    add(key: string): void {
+    add(key: IdKey): void {
       keys.delete(key);
       keys.add(key);
       if (keys.size > limit) keys.delete(keys.values().next().value!);
     },
-    has: (key: string): boolean => keys.has(key),
-    delete: (key: string): boolean => keys.delete(key),
+    has: (key: IdKey): boolean => keys.has(key),
+    delete: (key: IdKey): boolean => keys.delete(key),
   };
 }
 
@@ -284,7 +285,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     now,
     onExpired: (request) => expireEditorRequest(request),
   });
-  const agentRequests = new Map<string, AgentRequest>();
+  const agentRequests = new Map<IdKey, AgentRequest>();
   const proxyRequests = createPendingRequests<ProxyRequest>({
     now,
     onExpired(request) {
@@ -315,7 +316,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
   // Editor messages waiting for an agent that is starting.
   const held: Incoming[] = [];
   // The keys of the requests among them: not yet sent to any agent.
-  const heldKeys = new Set<string>();
+  const heldKeys = new Set<IdKey>();
   let heldBytes = 0;
   let inputPausedForHold = false;
   let failure: string | undefined;
@@ -338,7 +339,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
   const tellEditor = (message: OwnMessage | string): void => toEditor.send(message);
 
   /** Answer an editor request in the agent's place: exactly once, its own answer dropped later. */
-  function answerEditor(key: string, message: OwnMessage): void {
+  function answerEditor(key: IdKey, message: OwnMessage): void {
     if (!editorRequests.settle(key)) return;
     answeredByProxy.add(key);
     tellEditor(message);
@@ -393,7 +394,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
   }
 
   /** A request the agent sent the editor is over (answered or withdrawn): its turns wait no more. */
-  function settleAgentRequest(key: string, at: number): AgentRequest | undefined {
+  function settleAgentRequest(key: IdKey, at: number): AgentRequest | undefined {
     const request = agentRequests.get(key);
     if (!request) return undefined;
     agentRequests.delete(key);
@@ -405,7 +406,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
   }
 
   /** Withdraw a request the agent sent the editor: the editor is told, its late answer dropped. */
-  function withdrawAgentRequest(key: string, answerTheAgent: boolean, why: string): void {
+  function withdrawAgentRequest(key: IdKey, answerTheAgent: boolean, why: string): void {
     const request = settleAgentRequest(key, now());
     if (!request) return;
     withdrawn.add(key);

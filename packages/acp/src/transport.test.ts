@@ -70,7 +70,7 @@ describe("createMessageReader", () => {
         '{"jsonrpc":"2.0","id":1,"method":"a"}\n{"jsonrpc":"2.0","id":"1","method":"a"}\n',
       ),
     );
-    expect(number).toMatchObject({ kind: "request", id: { value: 1, key: "n:1" } });
+    expect(number).toMatchObject({ kind: "request", id: { value: 1, key: 1 } });
     expect(text).toMatchObject({ kind: "request", id: { value: "1", key: "s:1" } });
   });
 

@@ -11,6 +11,7 @@ import {
   createMessageReader as createJsonRpcReader,
   createOutbox,
   exactId,
+  type IdKey,
   type JsonRpcBatch,
   type JsonRpcError,
   type JsonRpcId,
@@ -20,7 +21,7 @@ import {
   type ReadItem,
 } from "@cursor-wrap/jsonrpc";
 
-export type { JsonRpcId };
+export type { IdKey, JsonRpcId };
 
 /** A JSON object, as messages and their params are. */
 export type JsonObject = Record<string, unknown>;

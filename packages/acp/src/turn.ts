@@ -10,7 +10,7 @@ import {
   type MonitorWarning,
 } from "@cursor-wrap/monitor";
 import { isFinalStatus, type UpdateMeaning } from "./protocol.js";
-import type { JsonRpcId } from "./transport.js";
+import type { IdKey, JsonRpcId } from "./transport.js";
 
 /** A tool call of the turn, as the updates so far describe it (ACP patches: later fields win). */
 export interface ToolCallState {
@@ -66,9 +66,9 @@ export interface Turn {
   calls: Map<string, ToolCallState>;
   toolCallCount: number;
   /** The editor's prompts this turn answers, by request key. */
-  prompts: Map<string, TurnPrompt>;
+  prompts: Map<IdKey, TurnPrompt>;
   /** Requests the agent sent the editor for this session, still unanswered, by key. */
-  awaited: Map<string, Awaited>;
+  awaited: Map<IdKey, Awaited>;
   /** v2: the agent reported `requires_action`. */
   requiresAction: boolean;
   /** Since when the turn waits on the editor (the monitor is paused). */

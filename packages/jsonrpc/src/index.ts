@@ -10,6 +10,7 @@ export { createJsonScanner, pathKey, scanJson } from "./json-scanner.js";
 export type { KeyTable } from "./key-table.js";
 export { createKeyTable } from "./key-table.js";
 export type {
+  IdKey,
   InvalidReason,
   JsonRpcBatch,
   JsonRpcError,

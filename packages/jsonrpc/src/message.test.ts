@@ -9,7 +9,7 @@ describe("classifyLine", () => {
       classifyLine(line({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "x" } })),
     ).toEqual({
       kind: "request",
-      id: { value: 1, text: "1", key: "n:1" },
+      id: { value: 1, text: "1", key: 1 },
       method: "tools/call",
       params: { name: "x" },
     });
@@ -24,7 +24,7 @@ describe("classifyLine", () => {
     });
     expect(classifyLine(line({ jsonrpc: "2.0", id: 1, result: {} }))).toEqual({
       kind: "response",
-      id: { value: 1, text: "1", key: "n:1" },
+      id: { value: 1, text: "1", key: 1 },
       isError: false,
       result: {},
     });
@@ -32,7 +32,7 @@ describe("classifyLine", () => {
       classifyLine(line({ jsonrpc: "2.0", id: 2, error: { code: -32601, message: "x" } })),
     ).toEqual({
       kind: "response",
-      id: { value: 2, text: "2", key: "n:2" },
+      id: { value: 2, text: "2", key: 2 },
       errorCode: -32601,
       isError: true,
       error: { code: -32601, message: "x" },
@@ -77,11 +77,13 @@ describe("classifyLine", () => {
     const ids = [0, -0, 7, -7, 42, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), 1e15, 123456789012345];
     for (const value of [...ids, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]) {
       const id = classifyLine(Buffer.from(`{"jsonrpc":"2.0","id":${value},"method":"m"}`));
-      expect(id).toMatchObject({ kind: "request", id: { text: String(value), key: `n:${value}` } });
+      // The key of a safe integer is the number (the line says 0 for -0).
+      const key = Number(String(value));
+      expect(id).toMatchObject({ kind: "request", id: { text: String(value), key } });
     }
     // 1.0 is the whole number 1: the same id.
     expect(classifyLine(Buffer.from('{"jsonrpc":"2.0","id":1.0,"method":"m"}'))).toMatchObject({
-      id: { value: 1, text: "1", key: "n:1" },
+      id: { value: 1, text: "1", key: 1 },
     });
   });
 
@@ -102,7 +104,7 @@ describe("classifyLine", () => {
     ).toEqual({
       kind: "batch",
       requestIds: [
-        { value: 1, text: "1", key: "n:1" },
+        { value: 1, text: "1", key: 1 },
         {
           value: Number("12345678901234567890"),
           text: "12345678901234567890",

@@ -4,6 +4,13 @@
 import { type JsonPath, pathKey, scanJson } from "./json-scanner.js";
 
 /**
+ * A map key for an id: a whole number within 2^53 is the number itself (hashed and compared
+ * for the cost of a number); any other id is text of its type and exact value (`s:abc`,
+ * `n:12345678901234567890`, `n:1.5`, `null`), never equal to a number's key.
+ */
+export type IdKey = number | string;
+
+/**
  * A JSON-RPC id as the peer wrote it: its value, its exact JSON text (`12345678901234567890`
  * keeps its digits; `JSON.parse` would round it), and a key for maps (`1` and `"1"` differ).
  */
@@ -12,8 +19,8 @@ export interface JsonRpcId {
   value: number | string | null;
   /** The id's JSON text, exact: write this back in a response. */
   text: string;
-  /** A map key: type and exact value. */
-  key: string;
+  /** A map key: type and exact value (see {@link IdKey}). */
+  key: IdKey;
 }
 
 /** A request: it has an id and a method, and expects exactly one response. */
@@ -120,10 +127,7 @@ export function exactId(
   if (typeof value === "string") return { value, text: JSON.stringify(value), key: `s:${value}` };
   if (value === null) return { value: null, text: "null", key: "null" };
   if (typeof value !== "number") return undefined;
-  if (Number.isSafeInteger(value)) {
-    const text = integerText(value);
-    return { value, text, key: `n:${text}` };
-  }
+  if (Number.isSafeInteger(value)) return { value, text: integerText(value), key: value };
   // A number JSON.parse could not hold exactly (or a fraction): its own digits.
   const text =
     line === undefined
@@ -136,7 +140,7 @@ export function exactId(
 }
 
 /** The map key of an id given as a value (an id from `params`, a progress token). */
-export function idKey(value: unknown): string | undefined {
+export function idKey(value: unknown): IdKey | undefined {
   return exactId(value, undefined, [])?.key;
 }
 

@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { IdKey } from "./message.js";
 import { createPendingRequests, type ExpiryCause } from "./pending-requests.js";
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
 function table() {
-  const expired: Array<[string, ExpiryCause, number]> = [];
+  const expired: Array<[IdKey, ExpiryCause, number]> = [];
   const pending = createPendingRequests<{ method: string }>({
     now: () => Date.now(),
     onExpired: (request, cause, at) => expired.push([request.key, cause, at - request.startedAt]),
@@ -30,7 +31,7 @@ describe("createPendingRequests", () => {
 
   it("with thousands waiting, expires them in few firings, oldest first, none early, little late", () => {
     const firings = new Set<number>();
-    const expired: Array<[string, number]> = [];
+    const expired: Array<[IdKey, number]> = [];
     const pending = createPendingRequests<{ method: string }>({
       now: () => Date.now(),
       onExpired: (request, _cause, at) => {

@@ -5,11 +5,12 @@
 
 import { createDeadlineTimer, type DeadlineTimer } from "@cursor-wrap/monitor";
 import { createKeyTable } from "./key-table.js";
+import type { IdKey } from "./message.js";
 
 /** One request being waited on. */
 export interface PendingRequest<Meta> {
   /** The id's map key (see `JsonRpcId.key`). */
-  readonly key: string;
+  readonly key: IdKey;
   /** What the caller keeps with it (method, tool, the id to answer with, …). */
   readonly meta: Meta;
   /** When it started, on the table's clock, ms. */
@@ -46,16 +47,16 @@ export interface PendingRequests<Meta> {
    * later than `capMs` from now (default: no cap). A request with the same key replaces the
    * earlier one (which is returned).
    */
-  add(key: string, meta: Meta, timing: { timeoutMs: number; capMs?: number }): PendingRequest<Meta>;
-  get(key: string): PendingRequest<Meta> | undefined;
+  add(key: IdKey, meta: Meta, timing: { timeoutMs: number; capMs?: number }): PendingRequest<Meta>;
+  get(key: IdKey): PendingRequest<Meta> | undefined;
   /** Every request being waited on, oldest first (a snapshot: the table may change meanwhile). */
   values(): PendingRequest<Meta>[];
   /** The answer came: stop waiting (returns the request, if it was waited on). */
-  settle(key: string): PendingRequest<Meta> | undefined;
+  settle(key: IdKey): PendingRequest<Meta> | undefined;
   /** A sign of life: its timeout starts again from now (within its cap). */
-  extend(key: string): void;
+  extend(key: IdKey): void;
   /** Whether `key` expired earlier (once: a later call says no), to drop its late answer. */
-  takeExpired(key: string): boolean;
+  takeExpired(key: IdKey): boolean;
   /** Stop the clock (nothing expires while stopped), e.g. while the asking side does not read. */
   pause(): void;
   /** Start it again: time while paused does not count against any deadline. */
@@ -88,8 +89,8 @@ export function createPendingRequests<Meta>(
   const remember = options.rememberExpired ?? 10_000;
   // Not a `Map`: one whose entries come and go keeps them past scavenges once its table is in
   // the old generation (key-table.ts), and every request with it.
-  const requests = createKeyTable<string, Entry<Meta>>();
-  const expired = new Set<string>();
+  const requests = createKeyTable<IdKey, Entry<Meta>>();
+  const expired = new Set<IdKey>();
   // The order requests were added in, for expiring those due at once oldest first.
   let added = 0;
   let pausedAt: number | undefined;

@@ -6,6 +6,7 @@
 import {
   batchRejection,
   errorResponse,
+  type IdKey,
   type JsonRpcBatch,
   type JsonRpcId,
   loggedId,
@@ -32,7 +33,7 @@ function track(
   id: JsonRpcId,
   method: string,
   tool: string | undefined,
-  progress: string | undefined,
+  progress: IdKey | undefined,
   ticket: Ticket | undefined,
 ): void {
   const earlier = state.pending.get(id.key);
@@ -154,12 +155,12 @@ function fromClientMessage(state: LinkState, message: ValidMessage, raw: Buffer,
 }
 
 /** The map key of a progress token given as its JSON text. */
-function progressKeyOfText(text: string | undefined): string | undefined {
+function progressKeyOfText(text: string | undefined): IdKey | undefined {
   if (text === undefined) return undefined;
   try {
     const value = JSON.parse(text) as unknown;
     if (typeof value === "string") return `s:${value}`;
-    if (typeof value === "number") return Number.isSafeInteger(value) ? `n:${value}` : `n:${text}`;
+    if (typeof value === "number") return Number.isSafeInteger(value) ? value : `n:${text}`;
   } catch {
     // not a token
   }

@@ -4,6 +4,7 @@
 import {
   createKeyTable,
   errorResponse,
+  type IdKey,
   type JsonRpcId,
   type KeyTable,
   type Outbox,
@@ -22,7 +23,7 @@ export interface RequestMeta {
   /** The tool of a `tools/call`. */
   tool: string | undefined;
   /** The progress token it asked for, as a map key. */
-  progressKey: string | undefined;
+  progressKey: IdKey | undefined;
   /** The request on its way to the server, while it may still wait in the queue. */
   ticket: Ticket | undefined;
 }
@@ -53,9 +54,9 @@ export interface LinkState {
    * Progress token key → request key. Not a `Map`: see `KeyTable` (@cursor-wrap/jsonrpc), whose
    * slots are reused, so an entry is not kept past scavenges once it is gone.
    */
-  readonly byProgress: KeyTable<string, string>;
+  readonly byProgress: KeyTable<IdKey, IdKey>;
   /** Requests the server sent the client (sampling, roots, elicitation), for their latency. */
-  readonly serverRequests: Map<string, { method: string; startedAt: number }>;
+  readonly serverRequests: Map<IdKey, { method: string; startedAt: number }>;
   /** Why the server is gone, once it is. */
   gone: string | undefined;
   /** A line of the proxy's own to the client. */
@@ -84,8 +85,8 @@ export const errorData = (
 });
 
 /**
- * The answered ids, bounded. An id that is an integer is kept as the number (held in the
- * table's own array), any other by its key: one answer after another leaves no object behind to
+ * The answered ids, bounded, by key (an integer id's key is the number, held in the table's
+ * own array): one answer after another leaves no object behind to
  * outlive the young generation (a string per id, and a 10 000-entry set that was rebuilt as ids
  * came and went, were most of what the proxy's old space grew by under load). The two
  * generations are two `KeyTable`s that swap, the older emptied in place: a `Set` per generation
@@ -94,13 +95,11 @@ export const errorData = (
 export function createAnsweredIds(
   generation = ANSWERED_GENERATION,
 ): Pick<LinkState, "answered" | "wasAnswered" | "takeAnswered"> {
-  let newer = createKeyTable<number | string, true>();
-  let older = createKeyTable<number | string, true>();
-  const entry = (id: JsonRpcId): number | string =>
-    typeof id.value === "number" && Number.isSafeInteger(id.value) ? id.value : id.key;
+  let newer = createKeyTable<IdKey, true>();
+  let older = createKeyTable<IdKey, true>();
   return {
     answered(id) {
-      const key = entry(id);
+      const key = id.key;
       if (newer.size >= generation) {
         const emptied = older;
         emptied.clear();
@@ -111,11 +110,11 @@ export function createAnsweredIds(
       newer.set(key, true);
     },
     wasAnswered(id) {
-      const key = entry(id);
+      const key = id.key;
       return newer.has(key) || older.has(key);
     },
     takeAnswered(id) {
-      const key = entry(id);
+      const key = id.key;
       // Either, not both: one answer is forgotten once.
       return newer.take(key) !== undefined || older.take(key) !== undefined;
     },

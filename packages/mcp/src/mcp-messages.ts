@@ -3,6 +3,7 @@
 
 import {
   exactId,
+  type IdKey,
   type JsonRpcId,
   type JsonRpcRequest,
   notificationLine,
@@ -29,7 +30,7 @@ export function toolOf(request: Pick<JsonRpcRequest, "method" | "params">): stri
 }
 
 /** The progress token a request asks for (`params._meta.progressToken`), as a map key. */
-export function requestProgressKey(request: JsonRpcRequest, line: Uint8Array): string | undefined {
+export function requestProgressKey(request: JsonRpcRequest, line: Uint8Array): IdKey | undefined {
   const params = request.params;
   const meta = isObject(params) && isObject(params._meta) ? params._meta : undefined;
   if (meta === undefined || meta.progressToken === null) return undefined;
@@ -37,7 +38,7 @@ export function requestProgressKey(request: JsonRpcRequest, line: Uint8Array): s
 }
 
 /** The token a `notifications/progress` is about, as a map key. */
-export function progressKey(params: unknown, line: Uint8Array): string | undefined {
+export function progressKey(params: unknown, line: Uint8Array): IdKey | undefined {
   if (!isObject(params) || params.progressToken === null) return undefined;
   return exactId(params.progressToken, line, ["params", "progressToken"])?.key;
 }
