@@ -98,13 +98,13 @@ function answerUndeliverable(
 
 /** A whole message from the client. */
 function fromClientMessage(state: LinkState, message: ValidMessage, raw: Buffer, line: Buffer) {
-  logMessage(state, "client→server", message, raw.length);
+  const tool = message.kind === "request" ? toolOf(message) : undefined;
+  logMessage(state, "client→server", message, raw.length, tool);
   switch (message.kind) {
     case "batch":
       rejectBatch(state, message, raw.length);
       return;
     case "request": {
-      const tool = toolOf(message);
       if (state.gone !== undefined) {
         answerGone(state, message.id, { method: message.method, tool });
         return;

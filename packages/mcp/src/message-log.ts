@@ -9,16 +9,43 @@ import { toolOf } from "./mcp-messages.js";
 /** Which way a message went. */
 export type Direction = "client→server" | "server→client";
 
-/** Log a message, before it settles anything (so its request is still known). */
+/**
+ * Log a message, before it settles anything (so its request is still known). `tool`: a
+ * request's tool, when the caller has read it already.
+ */
 export function logMessage(
   state: LinkState,
   direction: Direction,
   message: ValidMessage,
   bytes: number,
+  tool: string | undefined = message.kind === "request" ? toolOf(message) : undefined,
 ): void {
   if (!state.logging) return;
-  if (state.messageRecord) state.messageRecord(messageMembers(state, direction, message, bytes));
-  else state.record("mcp_message", messageFields(state, direction, message, bytes));
+  if (state.messageRecord) {
+    state.messageRecord(messageMembers(state, direction, message, bytes, tool));
+  } else {
+    state.record("mcp_message", messageFields(state, direction, message, bytes, tool));
+  }
+}
+
+/** What a response's record says of the request it answers, when that is known. */
+function answeredFacts(
+  state: LinkState,
+  direction: Direction,
+  id: JsonRpcId,
+): { method: string; tool?: string; latencyMs: number } | undefined {
+  if (direction === "server→client") {
+    const request = state.pending.get(id.key);
+    if (!request) return undefined;
+    const latencyMs = Math.round((state.pending.now() - request.startedAt) * 1000) / 1000;
+    return { method: request.meta.method, tool: request.meta.tool, latencyMs };
+  }
+  const asked = state.serverRequests.get(id.key);
+  if (!asked) return undefined;
+  return {
+    method: asked.method,
+    latencyMs: Math.round((state.now() - asked.startedAt) * 1000) / 1000,
+  };
 }
 
 /** What a message's record says: its fields, in the order the log writes them. */
@@ -26,6 +53,7 @@ function messageFacts(
   state: LinkState,
   direction: Direction,
   message: ValidMessage,
+  tool: string | undefined,
 ): {
   id?: JsonRpcId;
   method?: string;
@@ -36,24 +64,18 @@ function messageFacts(
 } {
   switch (message.kind) {
     case "request":
-      return { id: message.id, method: message.method, tool: toolOf(message) };
+      return { id: message.id, method: message.method, tool };
     case "notification":
       return { method: message.method };
     case "response": {
-      const id = message.id;
-      const errorCode = message.errorCode;
-      const request = direction === "server→client" ? state.pending.get(message.id.key) : undefined;
-      if (request) {
-        const latencyMs = Math.round((state.pending.now() - request.startedAt) * 1000) / 1000;
-        return { id, method: request.meta.method, tool: request.meta.tool, latencyMs, errorCode };
-      }
-      const asked =
-        direction === "client→server" ? state.serverRequests.get(message.id.key) : undefined;
-      if (asked) {
-        const latencyMs = Math.round((state.now() - asked.startedAt) * 1000) / 1000;
-        return { id, method: asked.method, latencyMs, errorCode };
-      }
-      return { id, errorCode };
+      const answered = answeredFacts(state, direction, message.id);
+      return {
+        id: message.id,
+        method: answered?.method,
+        tool: answered?.tool,
+        latencyMs: answered?.latencyMs,
+        errorCode: message.errorCode,
+      };
     }
     case "batch":
       return { requests: message.requestIds.length };
@@ -66,8 +88,9 @@ function messageFields(
   direction: Direction,
   message: ValidMessage,
   bytes: number,
+  tool: string | undefined,
 ): Record<string, unknown> {
-  const facts = messageFacts(state, direction, message);
+  const facts = messageFacts(state, direction, message, tool);
   const fields: Record<string, unknown> = { dir: direction, kind: message.kind, bytes };
   if (facts.id !== undefined) fields.id = loggedId(facts.id);
   if (facts.method !== undefined) fields.method = facts.method;
@@ -78,7 +101,7 @@ function messageFields(
   return fields;
 }
 
-// The members every record starts with, written once.
+// The members every record starts with, by direction and kind.
 const HEADS = {
   "client→server": {
     request: '"dir":"client→server","kind":"request","bytes":',
@@ -107,31 +130,44 @@ function millisecondsText(ms: number): string {
   return text === "-0" ? "0" : text;
 }
 
+/** An id as a record built as text writes it: a string redacted, a number's digits (a big one quoted). */
+const idJson = (id: JsonRpcId): string =>
+  typeof id.value === "string" ? recordStringJson("id", id.value) : loggedIdJson(id);
+
 /**
- * The same fields as {@link messageFields}, as JSON members, built as text: every string that
- * comes from a peer is written by the logger's `recordStringJson` (redacted, escaped as
- * `JSON.stringify` escapes it), numbers as `JSON.stringify` writes them.
+ * The same fields as {@link messageFields}, as JSON members, built as text a kind at a time
+ * (one record per message: no object of facts, few joins): every string that comes from a
+ * peer is written by the logger's `recordStringJson` (redacted, escaped as `JSON.stringify`
+ * escapes it), numbers as `JSON.stringify` writes them.
  */
 function messageMembers(
   state: LinkState,
   direction: Direction,
   message: ValidMessage,
   bytes: number,
+  tool: string | undefined,
 ): string {
-  const facts = messageFacts(state, direction, message);
-  let members = HEADS[direction][message.kind] + bytes;
-  const id = facts.id;
-  if (id !== undefined) {
-    // A string id is the peer's text; a number's text is digits (a big one quoted).
-    const text = typeof id.value === "string" ? recordStringJson("id", id.value) : loggedIdJson(id);
-    members += `,"id":${text}`;
+  const heads = HEADS[direction];
+  switch (message.kind) {
+    case "request": {
+      const members = `${heads.request}${bytes},"id":${idJson(message.id)},"method":${recordStringJson("method", message.method)}`;
+      return tool === undefined ? members : `${members},"tool":${recordStringJson("tool", tool)}`;
+    }
+    case "notification":
+      return `${heads.notification}${bytes},"method":${recordStringJson("method", message.method)}`;
+    case "response": {
+      let members = `${heads.response}${bytes},"id":${idJson(message.id)}`;
+      const answered = answeredFacts(state, direction, message.id);
+      if (answered) {
+        members += `,"method":${recordStringJson("method", answered.method)}`;
+        if (answered.tool !== undefined)
+          members += `,"tool":${recordStringJson("tool", answered.tool)}`;
+        members += `,"latency_ms":${millisecondsText(answered.latencyMs)}`;
+      }
+      const code = message.errorCode;
+      return code === undefined ? members : `${members},"error_code":${JSON.stringify(code)}`;
+    }
+    case "batch":
+      return `${heads.batch}${bytes},"requests":${message.requestIds.length}`;
   }
-  if (facts.method !== undefined)
-    members += `,"method":${recordStringJson("method", facts.method)}`;
-  if (facts.tool !== undefined) members += `,"tool":${recordStringJson("tool", facts.tool)}`;
-  if (facts.latencyMs !== undefined)
-    members += `,"latency_ms":${millisecondsText(facts.latencyMs)}`;
-  if (facts.errorCode !== undefined) members += `,"error_code":${JSON.stringify(facts.errorCode)}`;
-  if (facts.requests !== undefined) members += `,"requests":${facts.requests}`;
-  return members;
 }
