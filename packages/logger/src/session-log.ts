@@ -280,6 +280,9 @@ function redactedJson(key: EncodedKey, value: string): string {
 }
 const CLEAN_VALUE_LENGTH = 256;
 
+/** The fields handed to the console sink for a record it will not show. */
+const NO_FIELDS: Fields = Object.freeze({});
+
 /**
  * A string field of a record built as text ({@link SessionLog.debugRecord}), as JSON: its
  * secrets redacted (R-LOG6; all of it under a key that names a secret), escaped as
@@ -581,15 +584,16 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     debugRecord(message, members) {
       if (closed) return;
       const text = recordText(LEVELS.debug, now(), message, members);
-      destination.lastLevel = LEVELS.debug;
-      destination.lastMsg = message;
       // The console sink takes fields: read back only when it would show the record.
-      destination.lastObj =
-        consoleOptions && LEVELS.debug >= consoleLevel && !consoleSkip.has(message)
-          ? (JSON.parse(`{${members}}`) as Fields)
-          : {};
+      const shown =
+        consoleOptions !== undefined && LEVELS.debug >= consoleLevel && !consoleSkip.has(message);
       // Redacted already: its strings come from recordStringJson (see the interface).
-      destination.write(text);
+      writeRecordLine(
+        text,
+        LEVELS.debug,
+        message,
+        shown ? (JSON.parse(`{${members}}`) as Fields) : NO_FIELDS,
+      );
     },
     info: (fields, message) => writeFields("info", fields, message),
     warn: (fields, message) => writeFields("warn", fields, message),
