@@ -15,26 +15,11 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openServer } from "./lib/mcp-driver.mjs";
+import { mcpToolCall as toolCall } from "./lib/mcp-traffic.mjs";
 import { cpuTimeMs, percentile, summary } from "./lib/measure.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const OPTIMIZING = fileURLToPath(new URL("./lib/mcp-proxy-optimizing.mjs", import.meta.url));
-
-/** A tools/call as an editor sends it. */
-function toolCall(index) {
-  return {
-    method: "tools/call",
-    params: {
-      name: "echo",
-      arguments: {
-        text: `Read src/session/session.ts lines ${index}–${index + 40} and report every call of runTurn whose signal is not forwarded; include the file path, the line and the enclosing function name.`,
-        path: "/home/dev/project/src/session/session.ts",
-        options: { caseSensitive: true, maxResults: 20 },
-      },
-      _meta: { progressToken: index },
-    },
-  };
-}
 
 /** Round trips of one connection: sequential, then 64 in flight. */
 async function measure(command, args, { sequential, concurrent, window }) {
