@@ -46,13 +46,28 @@ const COMMAND_FLAGS: ReadonlyMap<string, FlagTable> = new Map<string, FlagTable>
   ["mcp", MCP_FLAGS],
 ]);
 
+/**
+ * cursor-wrap's commands whose names cursor-agent does not use: after one of cursor-agent's
+ * flags (`-p logs`, `--model gpt-5 demo`) such a word is cursor-agent's prompt, as it would be
+ * for cursor-agent itself.
+ */
+const OWN_ONLY_COMMANDS: ReadonlySet<string> = new Set(["logs", "replay", "demo"]);
+
 /** The command a command line names, if it is one of cursor-wrap's own. */
 function ownCommandOf(args: readonly string[]): string | undefined {
   const line = parseCommandLine(args, { strict: false });
   // `agent logs`: cursor-agent's default command named, with the prompt "logs".
   if (line.agentCommand) return undefined;
+  const firstWord = line.items.findIndex((item) => item.kind === "word" && !item.afterDashDash);
   const words = line.items.filter((item) => item.kind === "word" && !item.afterDashDash);
   const [first, second] = words.map((item) => (item.kind === "word" ? item.token : ""));
+  if (
+    first !== undefined &&
+    OWN_ONLY_COMMANDS.has(first) &&
+    line.items.slice(0, firstWord).some((item) => item.kind === "agent")
+  ) {
+    return undefined;
+  }
   if (first !== undefined && first !== "mcp" && COMMAND_FLAGS.has(first)) return first;
   if (first === "mcp" && second !== undefined && MCP_OWN_SUBCOMMANDS.has(second)) return "mcp";
   // `mcp --help` (no action): the help of cursor-wrap's own mcp actions.

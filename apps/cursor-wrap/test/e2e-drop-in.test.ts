@@ -117,6 +117,11 @@ const FLAG_ROWS: Array<[string[], string[], string]> = [
   // nor the agent's `status` runs; they are the prompts.
   [["-p", "agent", "logs"], ["--force"], "logs"],
   [["agent", "-p", "--model", "gpt-5", "status"], ["--force", "--model", "gpt-5"], "status"],
+  // After one of cursor-agent's flags, a word only cursor-wrap uses as a command is the prompt,
+  // as it is for cursor-agent (`cursor-wrap logs` alone is still cursor-wrap's own command).
+  [["-p", "logs"], ["--force"], "logs"],
+  [["-p", "--model", "gpt-5", "demo", "it"], ["--force", "--model", "gpt-5"], "demo it"],
+  [["--print", "replay", "the", "failing", "test"], ["--force"], "replay the failing test"],
 ];
 
 /** Rows also run through the built executable and the fake agent as real processes. */
@@ -126,6 +131,7 @@ const REAL_ROWS = new Set([
   "-p q -- --stream-partial-output --later=1",
   "-p --trust --model gpt-5 --sandbox disabled -H X-CI: 1 --idle-timeout 2m review the diff",
   "-p agent logs",
+  "-p logs",
 ]);
 
 const ROWS = FLAG_ROWS.map(([argv, agent, prompt]) => ({
