@@ -25,6 +25,13 @@ describe("the Cursor recognisers", () => {
     }
   });
 
+  it("has only case-insensitive rules, without backreferences (they are searched as one)", () => {
+    for (const [kind, pattern] of CURSOR_RULES) {
+      expect(pattern.flags, kind).toBe("i");
+      expect(pattern.source, kind).not.toMatch(/\\[1-9]|\\k</);
+    }
+  });
+
   it("quotes a published sample for every rule", () => {
     for (const [kind, pattern] of CURSOR_RULES) {
       const quoted = CURSOR_WORDING.filter(

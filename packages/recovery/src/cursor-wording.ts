@@ -44,6 +44,13 @@ export const CURSOR_RULES: ReadonlyArray<readonly [FailureKind, RegExp]> = [
   ],
 ];
 
+// Every rule in one search (they are all case-insensitive): most lines name no failure (a
+// stderr line of progress, a line of tool output), and each costs one search instead of ten.
+const ANY_RULE = new RegExp(
+  CURSOR_RULES.map(([, pattern]) => `(?:${pattern.source})`).join("|"),
+  "i",
+);
+
 const UNKNOWN_SESSION =
   /\b(chat|session|conversation)\b[^\n]{0,80}\b(not found|does not exist|doesn't exist|unknown|no longer available|expired)\b|\bno (chat|session|conversation) (found|with)\b/i;
 
@@ -88,9 +95,12 @@ export function recognizeCursorLine(
 ): AgentFailure | undefined {
   const detail = line.trim();
   if (!detail) return undefined;
-  const now = (options.now ?? Date.now)();
-  for (const [kind, pattern] of CURSOR_RULES) {
-    if (pattern.test(detail)) return failureOf(kind, detail, carried(detail, now));
+  if (ANY_RULE.test(detail)) {
+    for (const [kind, pattern] of CURSOR_RULES) {
+      if (pattern.test(detail)) {
+        return failureOf(kind, detail, carried(detail, (options.now ?? Date.now)()));
+      }
+    }
   }
   if (options.resuming && UNKNOWN_SESSION.test(detail)) {
     return failureOf("unknown-session", detail);
@@ -121,6 +131,10 @@ const BLOCK_LINES = 12;
  */
 export function createCursorFailureReader(options: CursorWordingOptions): FailureReader {
   const now = options.now ?? Date.now;
+  // Made once: a reader sees every stderr line of a turn. An object per line (with a clock
+  // reading and ten searches) had 600 MB of stderr promote its lines to V8's old generation
+  // mid-chunk: +22 MiB peak RSS (P5, BENCHMARKS.md).
+  const wording: CursorWordingOptions = { ...options, now };
   let failure: AgentFailure | undefined;
   let block: string[] = [];
   const follow = (text: string): void => {
@@ -141,10 +155,10 @@ export function createCursorFailureReader(options: CursorWordingOptions): Failur
         follow(text);
         return;
       }
-      if (!takes(recognizeCursorLine(text, { ...options, now }), text)) follow(text);
+      if (!takes(recognizeCursorLine(text, wording), text)) follow(text);
     },
     errorEvent(message) {
-      const found = recognizeCursorLine(message, { ...options, now });
+      const found = recognizeCursorLine(message, wording);
       if (takes(found, message)) return;
       if (failure) {
         follow(message);
