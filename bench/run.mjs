@@ -756,26 +756,27 @@ async function main() {
   const loadAtStart = loadavg()
     .map((value) => value.toFixed(2))
     .join(", ");
-  // BENCH_ONLY=P4,P5 runs a subset (BENCHMARKS.md is then written with those rows only).
+  // BENCH_ONLY=P4,P5 runs a subset, by target or by part (BENCH_ONLY=stderr); BENCHMARKS.md is
+  // then written with those rows only.
   const only = process.env.BENCH_ONLY?.split(",");
-  const run = async (id, fn) => {
-    if (!only || only.includes(id)) await fn();
+  const run = async (id, part, fn) => {
+    if (!only || only.includes(id) || only.includes(part)) await fn();
   };
-  await run("P1", throughput);
-  await run("P1", cpuRatio);
-  await run("P1", redactionClean);
-  await run("P2", latency);
-  await run("P3", detection);
-  await run("P4", idleCost);
-  await run("P4", treeSampleCost);
-  await run("P1", redaction);
-  await run("P1", stderrCost);
-  await run("P5", memory);
-  await run("P5", memoryHeavy);
-  await run("P6", startup);
-  await run("P6", startupBare);
-  await run("P7", mcpProxy);
-  await run("P7", mcpTraffic);
+  await run("P1", "throughput", throughput);
+  await run("P1", "ratio", cpuRatio);
+  await run("P1", "redaction-clean", redactionClean);
+  await run("P2", "latency", latency);
+  await run("P3", "detection", detection);
+  await run("P4", "idle", idleCost);
+  await run("P4", "tree-sample", treeSampleCost);
+  await run("P1", "redaction", redaction);
+  await run("P1", "stderr", stderrCost);
+  await run("P5", "memory", memory);
+  await run("P5", "memory-heavy", memoryHeavy);
+  await run("P6", "startup", startup);
+  await run("P6", "startup-bare", startupBare);
+  await run("P7", "mcp", mcpProxy);
+  await run("P7", "mcp-traffic", mcpTraffic);
   const fsType = (() => {
     try {
       return readFileSync("/proc/mounts", "utf8")
