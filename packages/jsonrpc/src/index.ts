@@ -27,6 +27,7 @@ export {
   classifyValue,
   errorResponse,
   exactId,
+  exactIdOfText,
   idKey,
   JSON_RPC_ERRORS,
   lineWithId,

@@ -16,7 +16,7 @@ import {
 } from "./json-scanner.js";
 import {
   classifyLine,
-  exactId,
+  exactIdOfText,
   type InvalidReason,
   type JsonRpcId,
   type JsonRpcMessage,
@@ -109,22 +109,6 @@ export interface MessageReader {
 const ENVELOPE: readonly JsonPath[] = [["jsonrpc"], ["id"], ["method"]];
 const BATCH_MEMBERS = 16;
 
-/** An exact id from its JSON text. */
-function idFromText(text: string | undefined): JsonRpcId | undefined {
-  if (text === undefined) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  // A number is its own text, digits and all.
-  if (typeof value === "number" && !Number.isSafeInteger(value)) {
-    return { value, text, key: `n:${text}` };
-  }
-  return exactId(value, undefined, []);
-}
-
 function stringFromText(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   try {
@@ -136,7 +120,7 @@ function stringFromText(text: string | undefined): string | undefined {
 }
 
 function envelopeOf(result: ScanResult): OversizeEnvelope {
-  const id = idFromText(result.captures.get(pathKey(["id"])));
+  const id = exactIdOfText(result.captures.get(pathKey(["id"])));
   const method = stringFromText(result.captures.get(pathKey(["method"])));
   return {
     valid: result.status !== "invalid",
@@ -164,7 +148,7 @@ function classifyScanned(result: ScanResult, envelope: OversizeEnvelope): JsonRp
     for (let index = 0; index < BATCH_MEMBERS; index += 1) {
       if (!result.captures.has(pathKey([index, "method"]))) continue;
       const idText = result.captures.get(pathKey([index, "id"]));
-      const id = idFromText(idText);
+      const id = exactIdOfText(idText);
       if (id) requestIds.push(id);
       else if (idText === undefined) notifications += 1;
     }

@@ -139,6 +139,24 @@ export function exactId(
   return { value, text, key: `n:${text}` };
 }
 
+/**
+ * An exact id from its JSON text (a captured member of a line too long to parse whole): a
+ * number is its own text, digits and all. Undefined when the text is not JSON or not an id.
+ */
+export function exactIdOfText(text: string | undefined): JsonRpcId | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value === "number" && !Number.isSafeInteger(value)) {
+    return { value, text, key: `n:${text}` };
+  }
+  return exactId(value, undefined, []);
+}
+
 /** The map key of an id given as a value (an id from `params`, a progress token). */
 export function idKey(value: unknown): IdKey | undefined {
   return exactId(value, undefined, [])?.key;

@@ -6,6 +6,7 @@
 import {
   batchRejection,
   errorResponse,
+  exactIdOfText,
   type IdKey,
   type JsonRpcBatch,
   type JsonRpcId,
@@ -154,19 +155,6 @@ function fromClientMessage(state: LinkState, message: ValidMessage, raw: Buffer,
   });
 }
 
-/** The map key of a progress token given as its JSON text. */
-function progressKeyOfText(text: string | undefined): IdKey | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const value = JSON.parse(text) as unknown;
-    if (typeof value === "string") return `s:${value}`;
-    if (typeof value === "number") return Number.isSafeInteger(value) ? value : `n:${text}`;
-  } catch {
-    // not a token
-  }
-  return undefined;
-}
-
 /**
  * The handler of what the client sends. A long client line passes on as it comes (the client is
  * the user's own agent) and is tracked once its envelope shows a request; a batch is held back
@@ -213,7 +201,14 @@ export function createClientHandler(state: LinkState): (item: ReadItem) => void 
         ? (JSON.parse(toolText) as string)
         : undefined;
     const token = envelope.captures.get(pathKey(["params", "_meta", "progressToken"]));
-    track(state, id, method, tool, progressKeyOfText(token), undefined);
+    track(
+      state,
+      id,
+      method,
+      tool,
+      token === "null" ? undefined : exactIdOfText(token)?.key,
+      undefined,
+    );
   };
 
   return (item) => {
