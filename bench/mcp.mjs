@@ -139,15 +139,18 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     `${(s.median / 2 ** 20).toFixed(0)} MiB (${(s.min / 2 ** 20).toFixed(0)}–${(s.max / 2 ** 20).toFixed(0)}; ${(s.max / 1e6).toFixed(0)} MB max)`;
   const us = (s) => `${s.median.toFixed(1)} µs (${s.min.toFixed(1)}–${s.max.toFixed(1)})`;
   const { report } = outcome;
-  process.stdout.write(
-    `${outcome.rounds} rounds × (${outcome.sequential} sequential tools/call round trips, ${outcome.concurrent} with ${outcome.window} in flight); load ${outcome.loads.join(" ")}\n` +
-      `direct: sequential ${k(report.direct.sequentialRate)} msg/s (p99 ${report.direct.sequentialP99.toFixed(3)} ms), concurrent ${k(report.direct.concurrentRate)} msg/s\n`,
-  );
-  for (const name of ["shipped", "optimizing"]) {
-    const r = report[name];
+  // BENCH_ROUNDS=0: the sustained run alone, no rounds to report.
+  if (outcome.rounds > 0) {
     process.stdout.write(
-      `${name}: sequential ${k(r.sequentialRate)} msg/s, added p50 +${r.sequentialAddedP50.toFixed(3)} ms p99 +${r.sequentialAddedP99.toFixed(3)} ms per round trip; concurrent ${k(r.concurrentRate)} msg/s, added p50 +${r.concurrentAddedP50.toFixed(3)} ms p99 +${r.concurrentAddedP99.toFixed(3)} ms; proxy CPU ${us(r.cpuPerMessageUs)} per message; peak RSS ${mib(r.peak)}\n`,
+      `${outcome.rounds} rounds × (${outcome.sequential} sequential tools/call round trips, ${outcome.concurrent} with ${outcome.window} in flight); load ${outcome.loads.join(" ")}\n` +
+        `direct: sequential ${k(report.direct.sequentialRate)} msg/s (p99 ${report.direct.sequentialP99.toFixed(3)} ms), concurrent ${k(report.direct.concurrentRate)} msg/s\n`,
     );
+    for (const name of ["shipped", "optimizing"]) {
+      const r = report[name];
+      process.stdout.write(
+        `${name}: sequential ${k(r.sequentialRate)} msg/s, added p50 +${r.sequentialAddedP50.toFixed(3)} ms p99 +${r.sequentialAddedP99.toFixed(3)} ms per round trip; concurrent ${k(r.concurrentRate)} msg/s, added p50 +${r.concurrentAddedP50.toFixed(3)} ms p99 +${r.concurrentAddedP99.toFixed(3)} ms; proxy CPU ${us(r.cpuPerMessageUs)} per message; peak RSS ${mib(r.peak)}\n`,
+      );
+    }
   }
   if (outcome.sustained) {
     const { requests, peak, rate } = outcome.sustained;
