@@ -99,6 +99,36 @@ describe("failures", () => {
     });
   }
 
+  it("asks the agent's status about the turn's own sign-in: its flags, or the profile's key", async () => {
+    // Real processes: the agent's own commands get the fake's record only through the CLI's env.
+    const statusOf = (result: Awaited<ReturnType<typeof run>>) =>
+      invocations(result).filter((call) => call.scenario === "command:status");
+    const env = { FAKE_AGENT_STATUS_JSON: '{"isAuthenticated":false,"endpoint":"e1"}' };
+    const flags = ["--api-key", "user-key-3f1", "-e", "https://api.example", "-H", "X-Team: t"];
+    const withFlags = await run(["-p", "x", ...flags, ...FAST], {
+      scenario: "auth-error",
+      env,
+    });
+    expect(withFlags.code).toBe(1);
+    expect(withFlags.stderr).toContain("(cursor-agent status: isAuthenticated=false, endpoint=e1)");
+    expect(statusOf(withFlags).map((call) => call.argv)).toEqual([
+      [...flags, "status", "--format", "json"],
+    ]);
+
+    // The profile's key replaced the user's for the last attempt: status hears the same.
+    const withProfile = await run(["-p", "x", ...flags, "--auth-profile", "spare", ...FAST], {
+      scenario: "auth-error",
+      env: { ...env, CURSOR_WRAP_AUTH_SPARE: "spare-key-9c2" },
+    });
+    expect(withProfile.code).toBe(1);
+    expect(statusOf(withProfile).map((call) => [call.argv, call.apiKey])).toEqual([
+      [
+        ["-e", "https://api.example", "-H", "X-Team: t", "status", "--format", "json"],
+        "spare-key-9c2",
+      ],
+    ]);
+  });
+
   it("reports a --resume of a session the agent no longer knows as such", async () => {
     const result = await runWithFakeAgent(["-p", "x", "--resume", "gone-session"], {
       scenario: "unknown-session",

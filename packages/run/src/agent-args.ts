@@ -6,6 +6,7 @@ export type AgentArgumentRole =
   | "model"
   | "force"
   | "credential"
+  | "connection"
   | (string & {});
 
 /**
@@ -97,6 +98,63 @@ export function turnArgs(input: AgentArgsInput): string[] {
         break;
       default:
         args.push(...argument.tokens);
+    }
+  }
+  return args;
+}
+
+/**
+ * cursor-agent's sign-in flags by name, with their roles: how a caller's plain arguments are
+ * read (the CLI reads them by cursor-agent's whole flag table instead). Each takes a value.
+ */
+const SIGN_IN_FLAGS: ReadonlyMap<string, AgentArgumentRole> = new Map([
+  ["--api-key", "credential"],
+  ["--auth-token", "credential"],
+  ["--header", "connection"],
+  ["-H", "connection"],
+  ["--endpoint", "connection"],
+  ["-e", "connection"],
+]);
+
+/**
+ * A caller's plain arguments (`["--workspace", dir, "--api-key", key]`) as agent arguments: the
+ * sign-in flags (`--api-key k`, `--api-key=k`, `-H v`, `-e url`) get their role, so an auth
+ * profile's key replaces the caller's and `agent status` hears whom the turn signed in as;
+ * every other argument passes on as it is, one by one.
+ */
+export function plainAgentArguments(tokens: readonly string[]): AgentArgument[] {
+  const given: AgentArgument[] = [];
+  for (let index = 0; index < tokens.length; index += 1) {
+    const token = tokens[index]!;
+    const equals = token.startsWith("--") ? token.indexOf("=") : -1;
+    const role = SIGN_IN_FLAGS.get(equals === -1 ? token : token.slice(0, equals));
+    if (role === undefined) {
+      given.push({ tokens: [token] });
+    } else if (equals !== -1) {
+      given.push({ tokens: [token], value: token.slice(equals + 1), flag: { role } });
+    } else if (index + 1 < tokens.length) {
+      const value = tokens[index + 1]!;
+      given.push({ tokens: [token, value], value, flag: { role } });
+      index += 1;
+    } else {
+      given.push({ tokens: [token] });
+    }
+  }
+  return given;
+}
+
+/**
+ * The arguments `agent status` gets before its command when a sign-in failure is explained:
+ * the turn's credentials (`--api-key`, `--auth-token`; not while an auth profile supplies its
+ * own, as in {@link turnArgs}) and connection (`-e/--endpoint`, `-H/--header`), so it answers
+ * for the account and the server the turn used.
+ */
+export function signInArgs(given: readonly AgentArgument[], profileCredentials: boolean): string[] {
+  const args: string[] = [];
+  for (const argument of given) {
+    const role = argument.flag?.role;
+    if (role === "connection" || (role === "credential" && !profileCredentials)) {
+      args.push(...argument.tokens);
     }
   }
   return args;

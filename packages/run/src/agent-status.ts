@@ -18,19 +18,20 @@ function summarise(stdout: string): string | undefined {
 }
 
 /**
- * What `<bin> status --format json` says, in one line, to explain an authentication failure
- * after it happened (never as a preflight). Undefined when it fails, is slow (3 s) or says
- * nothing useful.
+ * What `<bin> [args…] status --format json` says, in one line, to explain an authentication
+ * failure after it happened (never as a preflight). `args` and `env` are the failed turn's
+ * sign-in (its `--api-key`, `-e`, an auth profile's key), so the answer is about the account
+ * the turn used. Undefined when it fails, is slow (3 s) or says nothing useful.
  */
 export function agentStatusSummary(
   bin: string,
-  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; args?: readonly string[] } = {},
 ): Promise<string | undefined> {
   return new Promise((resolve) => {
     try {
       execFile(
         bin,
-        ["status", "--format", "json"],
+        [...(options.args ?? []), "status", "--format", "json"],
         {
           timeout: options.timeoutMs ?? 3_000,
           maxBuffer: 64 * 1024,

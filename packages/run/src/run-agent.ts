@@ -16,7 +16,7 @@ import {
   startTreeSentinel,
   type TreeSentinel,
 } from "@cursor-wrap/supervisor";
-import { type AgentArgument, turnArgs } from "./agent-args.js";
+import { plainAgentArguments, signInArgs, turnArgs } from "./agent-args.js";
 import { findAgentBinary } from "./agent-binary.js";
 import type { DrainableOutput, StderrMode, StderrShow } from "./agent-output.js";
 import type { CancelReason } from "./ending.js";
@@ -97,7 +97,9 @@ export interface RunAgentOptions {
   agentBin?: string;
   /**
    * The agent's own flags, passed on as they are after the run's `--print --output-format
-   * stream-json` (and `--force`, `--resume`, `--model`), e.g. `["--workspace", dir]`.
+   * stream-json` (and `--force`, `--resume`, `--model`), e.g. `["--workspace", dir]`. Its
+   * sign-in flags are read as such: an auth profile's key replaces `--api-key`/`--auth-token`,
+   * and they and `-e`/`-H` go to `agent status` after a sign-in failure.
    */
   args?: readonly string[];
   /** The model (`--model`); a fallback model of the recovery policy replaces it. */
@@ -158,6 +160,11 @@ export interface RunAgentOptions {
    * `resume` make (the CLI builds them from its command line).
    */
   agentArgs?: TurnSettings["agentArgs"];
+  /**
+   * The flags `agent status` gets before its command to explain a sign-in failure, instead of
+   * the sign-in flags found in `args` (`--api-key`, `--auth-token`, `-H`, `-e`).
+   */
+  statusArgs?: TurnSettings["statusArgs"];
   /** The agent's arguments as the log shows them, secrets hidden. */
   redactArgs?: TurnSettings["redactArgs"];
   /** What an auth profile of the recovery policy puts in the agent's environment. */
@@ -254,7 +261,7 @@ function eventTap(
 /** The agent's arguments from the library's options (the CLI passes its own builder). */
 function argsBuilder(options: RunAgentOptions): TurnSettings["agentArgs"] {
   if (options.agentArgs) return options.agentArgs;
-  const given: AgentArgument[] = (options.args ?? []).map((token) => ({ tokens: [token] }));
+  const given = plainAgentArguments(options.args ?? []);
   const fromEnv = options.model === undefined ? [] : ["--model", options.model];
   return ({ resume, firstTurn, model, profile }) =>
     turnArgs({
@@ -371,6 +378,10 @@ export function runAgent(options: RunAgentOptions): AgentRun {
           settings: {
             agentBin: options.agentBin ?? findAgentBinary(undefined, options.env ?? process.env),
             agentArgs: argsBuilder(options),
+            statusArgs:
+              options.statusArgs ??
+              (({ profile }) =>
+                signInArgs(plainAgentArguments(options.args ?? []), profile !== undefined)),
             ...(options.profileEnv ? { profileEnv: options.profileEnv } : {}),
             ...(options.agentEnv ? { agentEnv: options.agentEnv } : {}),
             ...(options.redactArgs ? { redactArgs: options.redactArgs } : {}),

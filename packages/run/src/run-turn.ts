@@ -57,6 +57,11 @@ export interface TurnSettings {
     profile?: string | undefined;
   }): string[];
   /**
+   * The flags `agent status` gets to explain a sign-in failure: the turn's credentials and
+   * endpoint (see `signInArgs`). Default: none (its environment is the turn's either way).
+   */
+  statusArgs?(turn: { profile?: string | undefined }): string[];
+  /**
    * What an auth profile puts in the agent's environment (its credentials; `undefined` removes
    * a variable). Never logged.
    */
@@ -149,7 +154,10 @@ function ptySize(terminal: TerminalSize | undefined): { cols: number; rows: numb
  * starts (`cursor-wrap mcp proxy`) find the session's log directory, and an auth profile's
  * credentials (never on the command line, which the log records and `ps` shows).
  */
-function agentEnvironment(context: TurnContext, request: TurnRequest): NodeJS.ProcessEnv {
+export function agentEnvironment(
+  context: TurnContext,
+  request: Pick<TurnRequest, "profile">,
+): NodeJS.ProcessEnv {
   const { settings, log } = context;
   const env: NodeJS.ProcessEnv = { ...(settings.env ?? process.env) };
   if (log.path !== "") env.CURSOR_WRAP_LOG_DIR = dirname(log.path);

@@ -28,7 +28,7 @@ import { writeRecord } from "./log-records.js";
 import { type WaitDisplay, waitBetweenAttempts } from "./recovery-wait.js";
 import { reportTurn, summaryOf } from "./report-turn.js";
 import { resourceStats } from "./resources.js";
-import { runTurn, type TurnContext, type TurnRequest } from "./run-turn.js";
+import { agentEnvironment, runTurn, type TurnContext, type TurnRequest } from "./run-turn.js";
 import { failureOfTurn, type TurnResult, turnFailed } from "./turn-result.js";
 
 /** Waits this long or longer show a countdown (on a terminal); shorter backoffs do not. */
@@ -300,11 +300,13 @@ class Session {
     this.attempts.push(attempt);
     this.history.push(attempt);
     const summary = step.next === "retry" ? undefined : this.account();
-    // After a sign-in failure, ask the agent what it knows of its sign-in (a few ms, once).
+    // After a sign-in failure, ask the agent what it knows of its sign-in (a few ms, once),
+    // with the turn's credentials: its environment (an auth profile's key) and its flags.
     const status =
       turnFailed(result) && result.failure?.kind === "auth" && step.next !== "retry"
         ? await agentStatusSummary(turnContext.settings.agentBin, {
-            ...(turnContext.settings.env ? { env: turnContext.settings.env } : {}),
+            args: turnContext.settings.statusArgs?.({ profile: this.profile }) ?? [],
+            env: agentEnvironment(turnContext, { profile: this.profile }),
           })
         : undefined;
     reportTurn(result, step, {

@@ -102,6 +102,7 @@ function runSubcommand(argv: string[], parsed: ParsedArgs, recordFile: string | 
       stdinIsTTY: process.stdin.isTTY === true,
       stdoutIsTTY: process.stdout.isTTY === true,
       scenario: `command:${command ?? Object.keys(parsed.flags).join(",")}`,
+      apiKey: process.env.CURSOR_API_KEY || undefined,
       sessionId: "",
       startedAt: Date.now(),
     });

@@ -38,7 +38,9 @@ export type AgentFlagRole =
   /** The model: replaced when the recovery policy switches to a fallback model. */
   | "model"
   /** Credentials: left out while an auth profile supplies its own (`--auth-profile`). */
-  | "credential";
+  | "credential"
+  /** Where and how the agent signs in (`-e`, `-H`): also given to `status` after a sign-in failure. */
+  | "connection";
 
 /** One flag of cursor-agent. */
 export interface AgentFlag {
@@ -130,10 +132,17 @@ export const AGENT_FLAGS: readonly AgentFlag[] = [
     name: "header",
     short: "H",
     arity: "repeatable",
+    role: "connection",
     secret: true,
     description: "Custom request header (repeatable)",
   },
-  { name: "endpoint", short: "e", arity: "value", description: "API endpoint" },
+  {
+    name: "endpoint",
+    short: "e",
+    arity: "value",
+    role: "connection",
+    description: "API endpoint",
+  },
   {
     name: "force",
     short: "f",
