@@ -433,7 +433,7 @@ async function memoryHeavy() {
   );
 }
 
-/** The bound stated for heavy streams of large results, MiB (see analysis.md, P5). */
+/** The bound stated for heavy streams of large results, MiB (see BENCHMARKS.md's analysis, P5). */
 const HEAVY_BOUND_MIB = 128;
 
 const mib = (bytes) => `${(bytes / 1024 / 1024).toFixed(0)} MiB (${(bytes / 1e6).toFixed(0)} MB)`;
@@ -756,8 +756,8 @@ async function main() {
   const loadAtStart = loadavg()
     .map((value) => value.toFixed(2))
     .join(", ");
-  // BENCH_ONLY=P4,P5 runs a subset, by target or by part (BENCH_ONLY=stderr); BENCHMARKS.md is
-  // then written with those rows only.
+  // BENCH_ONLY=P4,P5 runs a subset, by target or by part (BENCH_ONLY=stderr): its rows are
+  // printed, and written only to a file BENCH_OUT names (BENCHMARKS.md keeps its full table).
   const only = process.env.BENCH_ONLY?.split(",");
   const run = async (id, part, fn) => {
     if (!only || only.includes(id) || only.includes(part)) await fn();
@@ -796,7 +796,21 @@ async function main() {
         `| ${r.id} | ${r.what} | ${r.target} | ${r.measured} | ${r.spread} | ${r.met} | \`${r.command}\` |`,
     ),
   ].join("\n");
-  const analysis = readFileSync(join(import.meta.dirname, "analysis.md"), "utf8");
+  if (only && !process.env.BENCH_OUT) {
+    log(`BENCH_ONLY: ${OUT} left as it is (BENCH_OUT=<file> writes these rows)`);
+    rmSync(work, { recursive: true, force: true });
+    return;
+  }
+  // The analysis is BENCHMARKS.md's own, kept as it is below the new table.
+  const analysis = (() => {
+    try {
+      const current = readFileSync(join(ROOT, "BENCHMARKS.md"), "utf8");
+      const start = current.indexOf("\n## Analysis\n");
+      return start === -1 ? "" : current.slice(start + 1);
+    } catch {
+      return "";
+    }
+  })();
   const report = `# Benchmarks
 
 Measured by \`pnpm bench\` (\`bench/run.mjs\`) on ${new Date().toISOString().slice(0, 10)}: Node ${process.version}, ${cpus()[0]?.model ?? "unknown CPU"} × ${cpus().length}, Linux ${release()}, logs on ${fsType ?? "?"} (${work}). Load average (1, 5, 15 min) at the start: ${loadAtStart}; at the end: ${loadavg()
