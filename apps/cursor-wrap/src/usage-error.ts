@@ -10,14 +10,33 @@ export class UsageError extends CursorWrapError {
   }
 }
 
+/** Why a file cannot be read, in words, by its error code. */
+const WHY: Readonly<Record<string, string>> = {
+  ENOENT: "no such file",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EISDIR: "a directory",
+  ENOTDIR: "a part of the path is not a directory",
+  ELOOP: "too many symbolic links",
+  ENAMETOOLONG: "the name is too long",
+  // Not an errno: a pipe, socket or device, which the commands that take a file read twice
+  // (the head to tell a log from a capture, then the whole).
+  ENOTREG: "not a regular file (a pipe, socket or device: save it to a file first)",
+};
+
 /** A file given on the command line, checked before use: a usage error if it cannot be read. */
 export function readableFile(path: string, what: string): string {
   try {
-    if (!statSync(path).isFile()) throw Object.assign(new Error("not a file"), { code: "EISDIR" });
+    const stats = statSync(path);
+    if (stats.isDirectory()) throw Object.assign(new Error("a directory"), { code: "EISDIR" });
+    if (!stats.isFile()) throw Object.assign(new Error("not a regular file"), { code: "ENOTREG" });
     accessSync(path, constants.R_OK);
     return path;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new UsageError(`cannot read ${what} ${JSON.stringify(path)}: ${code}`);
+    const why = WHY[code];
+    throw new UsageError(
+      `cannot read ${what} ${JSON.stringify(path)}: ${why ? `${why} (${code})` : code}`,
+    );
   }
 }

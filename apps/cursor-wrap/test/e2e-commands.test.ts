@@ -266,13 +266,26 @@ describe("replay and logs at their edges", () => {
     const missing = await runInProcess(["replay", "/no/such/file"]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe(
-      'cursor-wrap: cannot read the log or capture "/no/such/file": ENOENT; see cursor-wrap --help\n',
+      'cursor-wrap: cannot read the log or capture "/no/such/file": no such file (ENOENT); see cursor-wrap --help\n',
     );
     const directory = await runInProcess(["logs", "show", tmpdir()]);
     expect(directory.code).toBe(1);
     expect(directory.stderr).toMatch(
-      /^cursor-wrap: cannot read the log .*: EISDIR; see cursor-wrap --help\n$/,
+      /^cursor-wrap: cannot read the log .*: a directory \(EISDIR\); see cursor-wrap --help\n$/,
     );
+    // A named pipe is read twice by neither command: said so at once, never waited on.
+    const fifoDir = mkdtempSync(join(tmpdir(), "cursor-wrap-fifo-"));
+    const fifo = join(fifoDir, "capture");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    for (const args of [
+      ["replay", fifo],
+      ["logs", "show", fifo],
+    ]) {
+      const piped = await runInProcess(args);
+      expect(piped.code).toBe(1);
+      expect(piped.stderr).toContain(": not a regular file (a pipe, socket or device");
+    }
+    rmSync(fifoDir, { recursive: true, force: true });
 
     const capture = realCapture("reifying-cursor-hack--testdata-full-session");
     const piped = spawnSync(
