@@ -76,19 +76,24 @@ export function pumpStdout(options: StdoutPumpOptions): Pump {
     released = true;
     flow();
   };
+  /** Frame a chunk and hand its events on; the bytes of its large lines. */
+  const handOn = (chunk: Buffer): number => {
+    const events = framer.push(chunk, instant());
+    options.onEvents(events, !dropping);
+    let largeBytes = 0;
+    for (const event of events) {
+      if (event.kind === "json" && event.raw.length >= LARGE_LINE_BYTES)
+        largeBytes += event.raw.length;
+    }
+    return largeBytes;
+  };
   const onData = (chunk: Buffer): void => {
     if (released && sink.writableNeedDrain) dropping = true;
     if (dropping) droppedBytes += chunk.length;
-    const events = framer.push(chunk, instant());
-    options.onEvents(events, !dropping);
-    if (freeBuffers) {
-      let largeBytes = 0;
-      for (const event of events) {
-        if (event.kind === "json" && event.raw.length >= LARGE_LINE_BYTES)
-          largeBytes += event.raw.length;
-      }
-      freeBuffers(chunk.length, largeBytes);
-    }
+    // The chunk's events are out of reach once `handOn` returns, so a collection `freeBuffers`
+    // makes frees this chunk's large line too, not only the ones before it.
+    const largeBytes = handOn(chunk);
+    freeBuffers?.(chunk.length, largeBytes);
     if (sink.writableNeedDrain && !paused && !released) {
       paused = true;
       options.onPause();
