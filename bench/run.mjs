@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import {
   chmodSync,
+  existsSync,
   mkdtempSync,
   openSync,
   readdirSync,
@@ -797,20 +798,23 @@ async function main() {
     ),
   ].join("\n");
   if (only && !process.env.BENCH_OUT) {
+    for (const note of notes) log(`warning: ${note}`);
     log(`BENCH_ONLY: ${OUT} left as it is (BENCH_OUT=<file> writes these rows)`);
     rmSync(work, { recursive: true, force: true });
     return;
   }
-  // The analysis is BENCHMARKS.md's own, kept as it is below the new table.
-  const analysis = (() => {
-    try {
-      const current = readFileSync(join(ROOT, "BENCHMARKS.md"), "utf8");
-      const start = current.indexOf("\n## Analysis\n");
-      return start === -1 ? "" : current.slice(start + 1);
-    } catch {
-      return "";
-    }
-  })();
+  // The analysis is BENCHMARKS.md's own, kept as it is below the new table; a file without
+  // its heading is not overwritten (the analysis is written by hand and exists nowhere else).
+  const current = existsSync(join(ROOT, "BENCHMARKS.md"))
+    ? readFileSync(join(ROOT, "BENCHMARKS.md"), "utf8").replace(/\r\n/g, "\n")
+    : "";
+  const start = current.indexOf("\n## Analysis\n");
+  if (current !== "" && start === -1) {
+    throw new Error(
+      "BENCHMARKS.md has no '## Analysis' heading: not overwritten (its analysis would be lost)",
+    );
+  }
+  const analysis = start === -1 ? "" : current.slice(start + 1);
   const report = `# Benchmarks
 
 Measured by \`pnpm bench\` (\`bench/run.mjs\`) on ${new Date().toISOString().slice(0, 10)}: Node ${process.version}, ${cpus()[0]?.model ?? "unknown CPU"} × ${cpus().length}, Linux ${release()}, logs on ${fsType ?? "?"} (${work}). Load average (1, 5, 15 min) at the start: ${loadAtStart}; at the end: ${loadavg()

@@ -35,8 +35,8 @@ export function readableFile(path: string, what: string): string {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
     const why = WHY[code];
-    throw new UsageError(
-      `cannot read ${what} ${JSON.stringify(path)}: ${why ? `${why} (${code})` : code}`,
-    );
+    // ENOTREG is this function's own: no errno to quote.
+    const reason = why === undefined ? code : code === "ENOTREG" ? why : `${why} (${code})`;
+    throw new UsageError(`cannot read ${what} ${JSON.stringify(path)}: ${reason}`);
   }
 }

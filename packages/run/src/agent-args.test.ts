@@ -28,6 +28,17 @@ describe("plainAgentArguments", () => {
     expect(given[3]?.value).toBe("t1");
   });
 
+  it("reads a short flag's attached value as commander does", () => {
+    const given = plainAgentArguments(["-HX-Team: a", "-ehttps://e", "-mgpt-5"]);
+    expect(given.map((argument) => [argument.tokens, argument.value, argument.flag?.role])).toEqual(
+      [
+        [["-HX-Team: a"], "X-Team: a", "connection"],
+        [["-ehttps://e"], "https://e", "connection"],
+        [["-mgpt-5"], undefined, undefined],
+      ],
+    );
+  });
+
   it("leaves a sign-in flag without its value as it is", () => {
     expect(plainAgentArguments(["--api-key"])).toEqual([{ tokens: ["--api-key"] }]);
   });

@@ -118,7 +118,7 @@ const SIGN_IN_FLAGS: ReadonlyMap<string, AgentArgumentRole> = new Map([
 
 /**
  * A caller's plain arguments (`["--workspace", dir, "--api-key", key]`) as agent arguments: the
- * sign-in flags (`--api-key k`, `--api-key=k`, `-H v`, `-e url`) get their role, so an auth
+ * sign-in flags (`--api-key k`, `--api-key=k`, `-H v`, `-Hv`, `-e url`) get their role, so an auth
  * profile's key replaces the caller's and `agent status` hears whom the turn signed in as;
  * every other argument passes on as it is, one by one.
  */
@@ -126,12 +126,19 @@ export function plainAgentArguments(tokens: readonly string[]): AgentArgument[] 
   const given: AgentArgument[] = [];
   for (let index = 0; index < tokens.length; index += 1) {
     const token = tokens[index]!;
-    const equals = token.startsWith("--") ? token.indexOf("=") : -1;
-    const role = SIGN_IN_FLAGS.get(equals === -1 ? token : token.slice(0, equals));
+    // Where the value starts within the token: after `=` (`--api-key=k`), or after a short
+    // flag's letter (`-Hv`, `-ehttps://…`), as commander reads them.
+    const attached = token.startsWith("--")
+      ? token.indexOf("=") + 1
+      : token.length > 2 && token.startsWith("-")
+        ? 2
+        : 0;
+    const name = attached === 0 ? token : token.slice(0, token.startsWith("--") ? attached - 1 : 2);
+    const role = SIGN_IN_FLAGS.get(name);
     if (role === undefined) {
       given.push({ tokens: [token] });
-    } else if (equals !== -1) {
-      given.push({ tokens: [token], value: token.slice(equals + 1), flag: { role } });
+    } else if (attached !== 0) {
+      given.push({ tokens: [token], value: token.slice(attached), flag: { role } });
     } else if (index + 1 < tokens.length) {
       const value = tokens[index + 1]!;
       given.push({ tokens: [token, value], value, flag: { role } });

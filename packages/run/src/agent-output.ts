@@ -81,6 +81,7 @@ export function pumpStdout(options: StdoutPumpOptions): Pump {
     const events = framer.push(chunk, instant());
     options.onEvents(events, !dropping);
     let largeBytes = 0;
+    if (freeBuffers === undefined) return largeBytes;
     for (const event of events) {
       if (event.kind === "json" && event.raw.length >= LARGE_LINE_BYTES)
         largeBytes += event.raw.length;

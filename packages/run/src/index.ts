@@ -1,5 +1,5 @@
 export type { AgentArgsInput, AgentArgument, AgentArgumentRole } from "./agent-args.js";
-export { plainAgentArguments, requestedModel, signInArgs, turnArgs } from "./agent-args.js";
+export { requestedModel, signInArgs, turnArgs } from "./agent-args.js";
 export { findAgentBinary } from "./agent-binary.js";
 export type { DrainableOutput, StderrMode, StderrShow } from "./agent-output.js";
 export type { GaveUp, NextStep, Recovery, SessionState } from "./decide-after-turn.js";

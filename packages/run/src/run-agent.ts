@@ -162,7 +162,8 @@ export interface RunAgentOptions {
   agentArgs?: TurnSettings["agentArgs"];
   /**
    * The flags `agent status` gets before its command to explain a sign-in failure, instead of
-   * the sign-in flags found in `args` (`--api-key`, `--auth-token`, `-H`, `-e`).
+   * the sign-in flags found in `args` (`--api-key`, `--auth-token`, `-H`, `-e`). With
+   * `agentArgs` and without this, none.
    */
   statusArgs?: TurnSettings["statusArgs"];
   /** The agent's arguments as the log shows them, secrets hidden. */
@@ -378,10 +379,13 @@ export function runAgent(options: RunAgentOptions): AgentRun {
           settings: {
             agentBin: options.agentBin ?? findAgentBinary(undefined, options.env ?? process.env),
             agentArgs: argsBuilder(options),
+            // A caller's own `agentArgs` may not use `args`: then only what it says.
             statusArgs:
               options.statusArgs ??
-              (({ profile }) =>
-                signInArgs(plainAgentArguments(options.args ?? []), profile !== undefined)),
+              (options.agentArgs
+                ? () => []
+                : ({ profile }) =>
+                    signInArgs(plainAgentArguments(options.args ?? []), profile !== undefined)),
             ...(options.profileEnv ? { profileEnv: options.profileEnv } : {}),
             ...(options.agentEnv ? { agentEnv: options.agentEnv } : {}),
             ...(options.redactArgs ? { redactArgs: options.redactArgs } : {}),
