@@ -47,6 +47,35 @@ describe("listSessions", () => {
   });
 });
 
+describe("listSessions with an id prefix", () => {
+  it("leaves out the logs named with another session's id, and reads those named with none", () => {
+    let now = Date.UTC(2026, 10, 22, 10);
+    const open = () => openSessionLog({ dir, now: () => (now += 1000), retentionMs: 0 });
+    for (const id of ["a1-first", "b2-other", "a1-again"]) {
+      const log = open();
+      log.setSessionId(id);
+      log.close({ outcome: "completed", flagged: false, exit_code: 0 });
+    }
+    // Never renamed (its id came too late, say): only its last record gives the id.
+    const late = open();
+    late.close({ outcome: "hang", flagged: true, exit_code: 2, session_id: "a1-late" });
+    const unnamed = open(); // still running
+    expect(listSessions(dir, { idPrefix: "a1" }).map((session) => session.sessionId)).toEqual([
+      "unknown",
+      "a1-late",
+      "a1-again",
+      "a1-first",
+    ]);
+    expect(listSessions(dir, { idPrefix: "b2" }).map((session) => session.sessionId)).toEqual([
+      "unknown",
+      "a1-late",
+      "b2-other",
+    ]);
+    expect(listSessions(dir)).toHaveLength(5);
+    unnamed.close({ outcome: "completed", flagged: false, exit_code: 0 });
+  });
+});
+
 describe("listSessions and listMcpLogs with things named like logs", () => {
   it("skip a FIFO instead of blocking on it", () => {
     const log = openSessionLog({ dir, retentionMs: 0 });

@@ -93,8 +93,12 @@ function readTail(path: string, bytes: number): string {
 /**
  * The session logs in `dir` (cursor-wrap runs and ACP proxies; MCP proxies are listed by
  * {@link listMcpLogs}), newest first, summarised from their names and final records.
+ * `idPrefix`: only the logs that may belong to a session whose id starts with it (those named
+ * with another session's id are left out without being read; one whose name has no id yet is
+ * read, since its last record may give it).
  */
-export function listSessions(dir: string): SessionSummary[] {
+export function listSessions(dir: string, options: { idPrefix?: string } = {}): SessionSummary[] {
+  const { idPrefix } = options;
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -105,6 +109,13 @@ export function listSessions(dir: string): SessionSummary[] {
   for (const name of names) {
     const parsed = parseLogFileName(name);
     if (!parsed || parsed.kind === "mcp") continue;
+    if (
+      idPrefix !== undefined &&
+      !parsed.sessionId.startsWith("unknown") &&
+      !parsed.sessionId.startsWith(idPrefix)
+    ) {
+      continue;
+    }
     const path = join(dir, name);
     const summary: SessionSummary = {
       path,

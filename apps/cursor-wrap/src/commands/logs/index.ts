@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { basename } from "node:path";
+import { basename, join } from "node:path";
 import {
   eventTypeOf,
   parseLine,
@@ -80,10 +80,15 @@ type Found = { path: string } | { several: SessionSummary[] };
 /** Find a log by path, file name, or session id prefix; several matches are all returned. */
 function findLog(dir: string, target: string): Found {
   if (existsSync(target)) return { path: readableFile(target, "the log") };
-  const sessions = listSessions(dir);
-  const byName = sessions.find((session) => basename(session.path) === target);
-  if (byName) return { path: byName.path };
-  const matches = sessions.filter((session) => session.sessionId.startsWith(target));
+  // A session log's file name (not an MCP proxy's).
+  const parsed = basename(target) === target ? parseLogFileName(target) : undefined;
+  if (parsed && parsed.kind !== "mcp" && existsSync(join(dir, target))) {
+    return { path: readableFile(join(dir, target), "the log") };
+  }
+  // Only the logs that may be this session's are read (a directory may hold thousands).
+  const matches = listSessions(dir, { idPrefix: target }).filter((session) =>
+    session.sessionId.startsWith(target),
+  );
   if (matches.length === 0) throw new UsageError(`no log for ${JSON.stringify(target)} in ${dir}`);
   return matches.length === 1 ? { path: matches[0]!.path } : { several: matches };
 }
