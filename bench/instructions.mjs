@@ -15,11 +15,17 @@
 // Needs valgrind (Debian: `apt-get install valgrind`); not part of `pnpm bench`. About two
 // minutes for 20 MB (two runs at a time).
 
-import { execFile, spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import {
+  callgrindNode,
+  instructionsIn,
+  NO_COMPILE_CACHE,
+  requireValgrind,
+} from "./lib/callgrind.mjs";
 import { writeRealShapedStream } from "./lib/real-stream.mjs";
 import { quietRunArgs, writeCatAgent } from "./lib/wrapped-run.mjs";
 
@@ -29,28 +35,15 @@ const run = promisify(execFile);
 
 /** Instructions valgrind counted for `node --predictable <args…>` (the node process alone). */
 async function instructions(args) {
-  const { stderr } = await run(
-    "valgrind",
-    [
-      "--tool=callgrind",
-      "--callgrind-out-file=/dev/null",
-      process.execPath,
-      "--predictable",
-      ...args,
-    ],
-    // Without the compile cache: whether a run finds one (V8's flags are part of its key) would
-    // move its start-up by a fifth.
-    { maxBuffer: 1 << 26, env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: "1" } },
-  );
-  const match = /I\s+refs:\s+([\d,]+)/.exec(stderr);
-  if (!match) throw new Error(`no instruction count in valgrind's output:\n${stderr}`);
-  return Number(match[1].replaceAll(",", ""));
+  const [valgrind, prefix] = callgrindNode();
+  const { stderr } = await run(valgrind, [...prefix, ...args], {
+    maxBuffer: 1 << 26,
+    env: { ...process.env, ...NO_COMPILE_CACHE },
+  });
+  return instructionsIn(stderr, "valgrind's output");
 }
 
-if (spawnSync("valgrind", ["--version"]).status !== 0) {
-  process.stderr.write("valgrind is not installed: nothing measured\n");
-  process.exit(1);
-}
+requireValgrind();
 const work = mkdtempSync(join(tmpdir(), "cursor-wrap-instructions-"));
 try {
   const streamBytes = Number(process.env.BENCH_STREAM_MB ?? 20) * 1e6;

@@ -13,10 +13,15 @@
 //
 // Needs valgrind; not part of `pnpm bench`. About three minutes (two runs at a time).
 
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import {
+  callgrindNode,
+  instructionsIn,
+  NO_COMPILE_CACHE,
+  requireValgrind,
+} from "./lib/callgrind.mjs";
 import { openServer } from "./lib/mcp-driver.mjs";
 import { mcpToolCall } from "./lib/mcp-traffic.mjs";
 
@@ -27,14 +32,11 @@ const MORE = Number(process.env.BENCH_MCP_REQUESTS ?? 10_000);
 /** Instructions valgrind counted for the proxy (not its server) over `requests` round trips. */
 async function proxyInstructions(cli, server, requests, work, name) {
   const log = join(work, `${name}.valgrind`);
+  const [valgrind, prefix] = callgrindNode([`--log-file=${log}`]);
   const session = await openServer(
-    "valgrind",
+    valgrind,
     [
-      "--tool=callgrind",
-      "--callgrind-out-file=/dev/null",
-      `--log-file=${log}`,
-      process.execPath,
-      "--predictable",
+      ...prefix,
       cli,
       "mcp",
       "proxy",
@@ -45,21 +47,15 @@ async function proxyInstructions(cli, server, requests, work, name) {
       "--",
       ...server,
     ],
-    // Without the compile cache: whether a run finds one would move its start-up.
-    { env: { NODE_DISABLE_COMPILE_CACHE: "1" } },
+    { env: NO_COMPILE_CACHE },
   );
   await session.roundTrips(50, mcpToolCall(0));
   await session.concurrent(requests, 64, mcpToolCall(1));
   await session.close();
-  const match = /I\s+refs:\s+([\d,]+)/.exec(readFileSync(log, "utf8"));
-  if (!match) throw new Error(`no instruction count in ${log}`);
-  return Number(match[1].replaceAll(",", ""));
+  return instructionsIn(readFileSync(log, "utf8"), log);
 }
 
-if (spawnSync("valgrind", ["--version"]).status !== 0) {
-  process.stderr.write("valgrind is not installed: nothing measured\n");
-  process.exit(1);
-}
+requireValgrind();
 const { fakeMcpServerBin } = await import("@cursor-wrap/testkit");
 const server = [process.execPath, fakeMcpServerBin];
 const clis = {

@@ -58,13 +58,12 @@ function ownCommandOf(args: readonly string[]): string | undefined {
   const line = parseCommandLine(args, { strict: false });
   // `agent logs`: cursor-agent's default command named, with the prompt "logs".
   if (line.agentCommand) return undefined;
-  const firstWord = line.items.findIndex((item) => item.kind === "word" && !item.afterDashDash);
   const words = line.items.filter((item) => item.kind === "word" && !item.afterDashDash);
   const [first, second] = words.map((item) => (item.kind === "word" ? item.token : ""));
   if (
     first !== undefined &&
     OWN_ONLY_COMMANDS.has(first) &&
-    line.items.slice(0, firstWord).some((item) => item.kind === "agent")
+    line.items.slice(0, line.items.indexOf(words[0]!)).some((item) => item.kind === "agent")
   ) {
     return undefined;
   }

@@ -61,15 +61,15 @@ describe("listSessions with an id prefix", () => {
     late.close({ outcome: "hang", flagged: true, exit_code: 2, session_id: "a1-late" });
     const unnamed = open(); // still running
     expect(listSessions(dir, { idPrefix: "a1" }).map((session) => session.sessionId)).toEqual([
-      "unknown",
       "a1-late",
       "a1-again",
       "a1-first",
     ]);
     expect(listSessions(dir, { idPrefix: "b2" }).map((session) => session.sessionId)).toEqual([
-      "unknown",
-      "a1-late",
       "b2-other",
+    ]);
+    expect(listSessions(dir, { idPrefix: "unknown" }).map((session) => session.sessionId)).toEqual([
+      "unknown",
     ]);
     expect(listSessions(dir)).toHaveLength(5);
     unnamed.close({ outcome: "completed", flagged: false, exit_code: 0 });

@@ -90,12 +90,15 @@ function readTail(path: string, bytes: number): string {
   }
 }
 
+/** The session id of a log named before its session announced one. */
+const NO_ID = "unknown";
+
 /**
  * The session logs in `dir` (cursor-wrap runs and ACP proxies; MCP proxies are listed by
  * {@link listMcpLogs}), newest first, summarised from their names and final records.
- * `idPrefix`: only the logs that may belong to a session whose id starts with it (those named
- * with another session's id are left out without being read; one whose name has no id yet is
- * read, since its last record may give it).
+ * `idPrefix`: only the sessions whose id starts with it (a log named with another session's id
+ * is left out without being read; one whose name has no id yet is read, for its last record
+ * may give it).
  */
 export function listSessions(dir: string, options: { idPrefix?: string } = {}): SessionSummary[] {
   const { idPrefix } = options;
@@ -109,13 +112,8 @@ export function listSessions(dir: string, options: { idPrefix?: string } = {}): 
   for (const name of names) {
     const parsed = parseLogFileName(name);
     if (!parsed || parsed.kind === "mcp") continue;
-    if (
-      idPrefix !== undefined &&
-      !parsed.sessionId.startsWith("unknown") &&
-      !parsed.sessionId.startsWith(idPrefix)
-    ) {
-      continue;
-    }
+    const unnamed = parsed.sessionId.startsWith(NO_ID);
+    if (idPrefix !== undefined && !unnamed && !parsed.sessionId.startsWith(idPrefix)) continue;
     const path = join(dir, name);
     const summary: SessionSummary = {
       path,
@@ -145,14 +143,14 @@ export function listSessions(dir: string, options: { idPrefix?: string } = {}): 
         if (typeof end.duration_ms === "number") summary.durationMs = end.duration_ms;
         if (typeof end.exit_code === "number") summary.exitCode = end.exit_code;
         if (typeof end.agent_version === "string") summary.agentVersion = end.agent_version;
-        if (typeof end.session_id === "string" && summary.sessionId.startsWith("unknown")) {
+        if (typeof end.session_id === "string" && unnamed) {
           summary.sessionId = end.session_id;
         }
       }
     } catch {
       // unreadable or cut short: listed with what its name says
     }
-    sessions.push(summary);
+    if (idPrefix === undefined || summary.sessionId.startsWith(idPrefix)) sessions.push(summary);
   }
   return sessions.sort((a, b) => b.startedAt - a.startedAt);
 }

@@ -6,14 +6,13 @@ import { randomBytes } from "node:crypto";
 import { accessSync, constants, linkSync, realpathSync, type Stats, unlinkSync } from "node:fs";
 import { resolve } from "node:path";
 import { processExists, processStartTime } from "@cursor-wrap/supervisor";
+import { describeError, kindOf } from "@cursor-wrap/wording";
 import type { RewriteResult } from "./config.js";
 import { McpConfigError } from "./config-error.js";
 import { applyJsonEdits, type JsonSyntax, parseJsonText, sameMeaning } from "./json-text.js";
 import {
   ConcurrentChangeError,
   createExclusive,
-  describeError,
-  kindOf,
   readRegularFile,
   refuseUnlessRegular,
   replaceFile,

@@ -20,40 +20,10 @@ import {
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { CursorWrapError } from "@cursor-wrap/errors";
+import { describeError, kindOf } from "@cursor-wrap/wording";
 import { McpConfigError } from "./config-error.js";
 
 const { O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_RDWR } = constants;
-
-/** What a path is, when it is not a regular file (for messages). */
-export function kindOf(stats: Stats): string | undefined {
-  if (stats.isFile()) return undefined;
-  if (stats.isSymbolicLink()) return "a symbolic link";
-  if (stats.isDirectory()) return "a directory";
-  if (stats.isFIFO()) return "a FIFO (named pipe)";
-  if (stats.isSocket()) return "a socket";
-  return "a device";
-}
-
-const REASONS: Readonly<Record<string, string>> = {
-  ENOSPC: "no space left on device",
-  EDQUOT: "disk quota exceeded",
-  EFBIG: "file too large",
-  EROFS: "read-only file system",
-  EACCES: "permission denied",
-  EPERM: "operation not permitted",
-  EIO: "input/output error",
-  ENOENT: "no such file or directory",
-  ENOTDIR: "a part of the path is not a directory",
-  EISDIR: "is a directory",
-  ELOOP: "is a symbolic link",
-};
-
-/** `ENOSPC (no space left on device)`, for one-line errors. */
-export function describeError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === undefined) return (error as Error | undefined)?.message ?? String(error);
-  return Object.hasOwn(REASONS, code) ? `${code} (${REASONS[code]})` : code;
-}
 
 /** The status of a path itself (a link is not followed), or undefined when there is nothing. */
 export function statOf(path: string): Stats | undefined {

@@ -126,19 +126,21 @@ export function plainAgentArguments(tokens: readonly string[]): AgentArgument[] 
   const given: AgentArgument[] = [];
   for (let index = 0; index < tokens.length; index += 1) {
     const token = tokens[index]!;
-    // Where the value starts within the token: after `=` (`--api-key=k`), or after a short
-    // flag's letter (`-Hv`, `-ehttps://…`), as commander reads them.
-    const attached = token.startsWith("--")
-      ? token.indexOf("=") + 1
-      : token.length > 2 && token.startsWith("-")
-        ? 2
-        : 0;
-    const name = attached === 0 ? token : token.slice(0, token.startsWith("--") ? attached - 1 : 2);
+    // A value given in the same token, as commander reads it: after `=` (`--api-key=k`), or
+    // after a short flag's letter (`-Hv`, `-ehttps://…`).
+    let name = token;
+    let attached: string | undefined;
+    if (token.startsWith("--")) {
+      const equals = token.indexOf("=");
+      if (equals !== -1) [name, attached] = [token.slice(0, equals), token.slice(equals + 1)];
+    } else if (token.startsWith("-") && token.length > 2) {
+      [name, attached] = [token.slice(0, 2), token.slice(2)];
+    }
     const role = SIGN_IN_FLAGS.get(name);
     if (role === undefined) {
       given.push({ tokens: [token] });
-    } else if (attached !== 0) {
-      given.push({ tokens: [token], value: token.slice(attached), flag: { role } });
+    } else if (attached !== undefined) {
+      given.push({ tokens: [token], value: attached, flag: { role } });
     } else if (index + 1 < tokens.length) {
       const value = tokens[index + 1]!;
       given.push({ tokens: [token, value], value, flag: { role } });

@@ -16,7 +16,7 @@ import {
   startTreeSentinel,
   type TreeSentinel,
 } from "@cursor-wrap/supervisor";
-import { plainAgentArguments, signInArgs, turnArgs } from "./agent-args.js";
+import { type AgentArgument, plainAgentArguments, signInArgs, turnArgs } from "./agent-args.js";
 import { findAgentBinary } from "./agent-binary.js";
 import type { DrainableOutput, StderrMode, StderrShow } from "./agent-output.js";
 import type { CancelReason } from "./ending.js";
@@ -260,9 +260,11 @@ function eventTap(
 }
 
 /** The agent's arguments from the library's options (the CLI passes its own builder). */
-function argsBuilder(options: RunAgentOptions): TurnSettings["agentArgs"] {
+function argsBuilder(
+  options: RunAgentOptions,
+  given: readonly AgentArgument[],
+): TurnSettings["agentArgs"] {
   if (options.agentArgs) return options.agentArgs;
-  const given = plainAgentArguments(options.args ?? []);
   const fromEnv = options.model === undefined ? [] : ["--model", options.model];
   return ({ resume, firstTurn, model, profile }) =>
     turnArgs({
@@ -372,20 +374,21 @@ export function runAgent(options: RunAgentOptions): AgentRun {
       printError: (message) => host.printError?.(message),
     };
     const stderrMode = options.stderrMode ?? (options.stderr ? "errors" : "none");
+    // The caller's flags, read once for the turns and for `agent status`.
+    const given = plainAgentArguments(options.args ?? []);
     try {
       ({ log, owned } = openLog(options.log));
       const context: SessionContext = {
         turn: {
           settings: {
             agentBin: options.agentBin ?? findAgentBinary(undefined, options.env ?? process.env),
-            agentArgs: argsBuilder(options),
+            agentArgs: argsBuilder(options, given),
             // A caller's own `agentArgs` may not use `args`: then only what it says.
             statusArgs:
               options.statusArgs ??
               (options.agentArgs
                 ? () => []
-                : ({ profile }) =>
-                    signInArgs(plainAgentArguments(options.args ?? []), profile !== undefined)),
+                : ({ profile }) => signInArgs(given, profile !== undefined)),
             ...(options.profileEnv ? { profileEnv: options.profileEnv } : {}),
             ...(options.agentEnv ? { agentEnv: options.agentEnv } : {}),
             ...(options.redactArgs ? { redactArgs: options.redactArgs } : {}),

@@ -28,8 +28,9 @@ import {
 } from "@cursor-wrap/run";
 import { formatDuration } from "@cursor-wrap/wording";
 import { createColors } from "picocolors";
+import { readableFile } from "../../readable-file.js";
 import type { RunIo } from "../../run-io.js";
-import { readableFile, UsageError } from "../../usage-error.js";
+import { UsageError } from "../../usage-error.js";
 import { acpTimelineLine } from "./acp-timeline.js";
 import { mcpTimeline, mcpTimelineLine } from "./mcp-timeline.js";
 
@@ -86,9 +87,7 @@ function findLog(dir: string, target: string): Found {
     return { path: readableFile(join(dir, target), "the log") };
   }
   // Only the logs that may be this session's are read (a directory may hold thousands).
-  const matches = listSessions(dir, { idPrefix: target }).filter((session) =>
-    session.sessionId.startsWith(target),
-  );
+  const matches = listSessions(dir, { idPrefix: target });
   if (matches.length === 0) throw new UsageError(`no log for ${JSON.stringify(target)} in ${dir}`);
   return matches.length === 1 ? { path: matches[0]!.path } : { several: matches };
 }

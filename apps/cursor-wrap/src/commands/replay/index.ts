@@ -24,8 +24,8 @@ import {
   monitorThresholdsOf,
 } from "../../options/monitor-options.js";
 import { printError } from "../../print-error.js";
+import { readableFile } from "../../readable-file.js";
 import type { RunIo } from "../../run-io.js";
-import { readableFile } from "../../usage-error.js";
 
 /** The thresholds `replay` takes (the run command's flags of the same names). */
 export type ReplayThresholds = MonitorThresholds;
