@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // @ts-check
 // P6 against bare Node: `cursor-wrap -p` on a trivial agent (a shell script printing three
-// lines: init, an answer, the result) against `node -e 0`, and `--version`, in alternating
-// rounds; medians of wall and CPU time (user + sys of the process tree). Run alone
+// lines: init, an answer, the result) against `node -e 0`, the agent run by itself, and
+// `--version`, in alternating rounds; medians of wall and CPU time (user + sys of the process
+// tree). P6 counts the wrapper's cost beyond `node -e 0` plus the agent; issue 25 beyond
+// `node -e 0` alone (the agent's own run counted against the wrapper): both are reported. Run alone
 // (`node bench/startup.mjs`, BENCH_ROUNDS) or from run.mjs.
 //
 // BENCH_INSTRUCTIONS=1 also counts the instructions each of the three executes in the Node
@@ -66,6 +68,7 @@ export function startupOverhead({
     const bare = [];
     const wrapped = [];
     const version = [];
+    const alone = [];
     const loads = [];
     const commandLines = {
       bare: ["-e", "0"],
@@ -76,14 +79,18 @@ export function startupOverhead({
       bare: () => bare.push(run(process.execPath, commandLines.bare, work)),
       wrapped: () => wrapped.push(run(process.execPath, commandLines.wrapped, work)),
       version: () => version.push(run(process.execPath, commandLines.version, work)),
+      // The agent as the wrapper starts it (its own arguments do not change what it prints).
+      alone: () => alone.push(run(agent, ["--print", "--output-format", "stream-json"], work)),
     };
     // One warm-up of each (the file cache), then alternating rounds.
     for (const go of Object.values(runs)) go();
-    bare.length = wrapped.length = version.length = 0;
+    bare.length = wrapped.length = version.length = alone.length = 0;
     for (let round = 0; round < rounds; round += 1) {
       loads.push(loadavg()[0].toFixed(2));
       const order =
-        round % 2 === 0 ? ["bare", "wrapped", "version"] : ["version", "wrapped", "bare"];
+        round % 2 === 0
+          ? ["bare", "alone", "wrapped", "version"]
+          : ["version", "wrapped", "alone", "bare"];
       for (const name of order) runs[name]();
     }
     const of = (values, key) => summary(values.map((value) => value[key]));
@@ -102,9 +109,14 @@ export function startupOverhead({
       bare: { wall: of(bare, "wallMs"), cpu: of(bare, "cpuMs") },
       wrapped: { wall: of(wrapped, "wallMs"), cpu: of(wrapped, "cpuMs") },
       version: { wall: of(version, "wallMs"), cpu: of(version, "cpuMs") },
+      agent: { wall: of(alone, "wallMs"), cpu: of(alone, "cpuMs") },
       // Paired differences, round by round.
       overheadWall: summary(wrapped.map((w, index) => w.wallMs - bare[index].wallMs)),
       overheadCpu: summary(wrapped.map((w, index) => w.cpuMs - bare[index].cpuMs)),
+      // P6's own measure: beyond node -e 0 plus the agent, round by round.
+      beyondBoth: summary(
+        wrapped.map((w, index) => w.wallMs - bare[index].wallMs - alone[index].wallMs),
+      ),
       versionWall: summary(version.map((v, index) => v.wallMs - bare[index].wallMs)),
     };
   } finally {
@@ -127,7 +139,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     );
   }
   process.stdout.write(
-    `${r.rounds} rounds; node -e 0: ${f(r.bare.wall)} wall, ${f(r.bare.cpu)} CPU; cursor-wrap -p (trivial agent): ${f(r.wrapped.wall)} wall, ${f(r.wrapped.cpu)} CPU; --version: ${f(r.version.wall)} wall\n` +
-      `added by cursor-wrap -p, paired: ${f(r.overheadWall)} wall, ${f(r.overheadCpu)} CPU; --version beyond node -e 0: ${f(r.versionWall)} wall; load ${r.loads.join(" ")}\n`,
+    `${r.rounds} rounds; node -e 0: ${f(r.bare.wall)} wall, ${f(r.bare.cpu)} CPU; the agent alone: ${f(r.agent.wall)} wall; cursor-wrap -p (trivial agent): ${f(r.wrapped.wall)} wall, ${f(r.wrapped.cpu)} CPU; --version: ${f(r.version.wall)} wall\n` +
+      `added by cursor-wrap -p, paired: ${f(r.overheadWall)} wall, ${f(r.overheadCpu)} CPU (beyond node -e 0 plus the agent: ${f(r.beyondBoth)} wall); --version beyond node -e 0: ${f(r.versionWall)} wall; load ${r.loads.join(" ")}\n`,
   );
 }
