@@ -55,7 +55,7 @@ export type EntryForm =
       transport: "stdio";
       command: string;
       /** The arguments as written; `undefined` when the entry has none at all. */
-      args: readonly unknown[] | undefined;
+      args: readonly string[] | undefined;
       at: { command: JsonPath; args: JsonPath };
     }
   | { transport: "remote"; url: string }
@@ -88,6 +88,28 @@ export function ownValue(value: unknown, key: string): unknown {
 
 const REMOTE_TYPES = new Set(["http", "sse", "streamable-http", "streamableHttp", "ws"]);
 
+/**
+ * A stdio entry, whose `args` (in `holder`) are a list of strings or absent. Any other `args`
+ * (`"x"`, `[8080]`, `null`) leave the entry alone: wrapping would write them back as strings,
+ * and `unwrap` could not give them back as they were written (R-MCP6).
+ */
+function stdioForm(
+  command: string,
+  holder: Record<string, unknown>,
+  at: { command: JsonPath; args: JsonPath },
+): EntryForm {
+  if (!Object.hasOwn(holder, "args")) return { transport: "stdio", command, args: undefined, at };
+  const args = ownValue(holder, "args");
+  if (Array.isArray(args) && args.every((arg) => typeof arg === "string")) {
+    return { transport: "stdio", command, args, at };
+  }
+  return { transport: "unknown", why: NOT_STRING_ARGS };
+}
+
+/** Why an entry whose `args` are not a list of strings is left as it is. */
+const NOT_STRING_ARGS =
+  "its args are not a list of strings (left as written: unwrap could not give them back exactly)";
+
 /** `{ command, args }` / `{ url }` entries: Cursor, Claude Code, Claude Desktop, VS Code, Windsurf. */
 function standardForm(entry: unknown): EntryForm {
   if (!isObject(entry)) return { transport: "unknown", why: "not an object" };
@@ -98,13 +120,7 @@ function standardForm(entry: unknown): EntryForm {
     return { transport: "remote", url: typeof url === "string" ? url : "" };
   }
   if (typeof command === "string") {
-    const args = ownValue(entry, "args");
-    return {
-      transport: "stdio",
-      command,
-      args: Array.isArray(args) ? args : Object.hasOwn(entry, "args") ? [] : undefined,
-      at: { command: ["command"], args: ["args"] },
-    };
+    return stdioForm(command, entry, { command: ["command"], args: ["args"] });
   }
   if (typeof url === "string") return { transport: "remote", url };
   return { transport: "unknown", why: "no command or url" };
@@ -115,13 +131,10 @@ function zedForm(entry: unknown): EntryForm {
   if (!isObject(entry)) return { transport: "unknown", why: "not an object" };
   const command = ownValue(entry, "command");
   if (isObject(command) && typeof ownValue(command, "path") === "string") {
-    const args = ownValue(command, "args");
-    return {
-      transport: "stdio",
-      command: ownValue(command, "path") as string,
-      args: Array.isArray(args) ? args : Object.hasOwn(command, "args") ? [] : undefined,
-      at: { command: ["command", "path"], args: ["command", "args"] },
-    };
+    return stdioForm(ownValue(command, "path") as string, command, {
+      command: ["command", "path"],
+      args: ["command", "args"],
+    });
   }
   if (typeof command === "string") return standardForm(entry);
   const url = ownValue(entry, "url");

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isWrapped, serverStatuses, unwrapConfig, wrapConfig } from "./config.js";
+import { ZED_DIALECT } from "./config-dialects.js";
 
 const PROXY = {
   command: "/usr/local/bin/node",
@@ -78,6 +79,36 @@ describe("wrapConfig and unwrapConfig", () => {
       const wrapped = wrapConfig(config, PROXY).config;
       expect(JSON.stringify(unwrapConfig(wrapped).config)).toBe(JSON.stringify(config));
     }
+  });
+
+  it("leaves an entry whose args are not a list of strings as written, and says why", () => {
+    // Wrapping would have written them back as strings: `unwrap` could not restore them.
+    const odd = {
+      text: { command: "srv", args: "--port 8080" },
+      number: { command: "srv", args: ["--port", 8080] },
+      empty: { command: "srv", args: null },
+      object: { command: "srv", args: { port: 8080 } },
+    };
+    const config = { mcpServers: { ...odd, plain: { command: "srv", args: ["--port", "8080"] } } };
+    const { config: wrapped, changed, skipped } = wrapConfig(config, PROXY);
+    expect(changed).toEqual(["plain"]);
+    expect(skipped.map((item) => item.name)).toEqual(Object.keys(odd));
+    for (const item of skipped) expect(item.why).toMatch(/args are not a list of strings/);
+    const servers = (wrapped as typeof config).mcpServers;
+    for (const name of Object.keys(odd) as Array<keyof typeof odd>) {
+      expect(JSON.stringify(servers[name])).toBe(JSON.stringify(odd[name]));
+    }
+    expect(JSON.stringify(unwrapConfig(wrapped).config)).toBe(JSON.stringify(config));
+    expect(
+      serverStatuses(config)
+        .filter((status) => status.name !== "plain")
+        .map((status) => status.transport),
+    ).toEqual(["unknown", "unknown", "unknown", "unknown"]);
+    // Zed's older form keeps its args under `command`: the same rule.
+    const zed = { context_servers: { old: { command: { path: "srv", args: [1, null] } } } };
+    const zedWrap = wrapConfig(zed, PROXY, { dialect: ZED_DIALECT });
+    expect(zedWrap.changed).toEqual([]);
+    expect(JSON.stringify(zedWrap.config)).toBe(JSON.stringify(zed));
   });
 
   it("wraps and unwraps servers named like flags, prototypes or escape sequences, each as one argument", () => {

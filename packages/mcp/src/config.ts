@@ -166,7 +166,7 @@ export function serverStatuses(config: unknown, scope: RewriteScope = {}): Serve
           transport: "stdio",
           wrapped: false,
           command: form.command,
-          args: (form.args ?? []).map(String),
+          args: [...(form.args ?? [])],
           ...where,
         };
       }
@@ -258,7 +258,7 @@ export function wrapConfig(
       ...(form.args === undefined ? [NO_ARGS] : []),
       "--",
       form.command,
-      ...(form.args ?? []).map(String),
+      ...(form.args ?? []),
     ];
     const base = [...ref.map, ref.name];
     edits.push(
