@@ -3,9 +3,9 @@
 // P6 against bare Node: `cursor-wrap -p` on a trivial agent (a shell script printing three
 // lines: init, an answer, the result) against `node -e 0`, the agent run by itself, and
 // `--version`, in alternating rounds; medians of wall and CPU time (user + sys of the process
-// tree). SPEC's P6 counts the cost beyond `node -e 0` plus the agent; the benchmark's row holds
-// it beyond `node -e 0` alone, the agent's own run counted against the wrapper: both are
-// reported. Run alone (`node bench/startup.mjs`, BENCH_ROUNDS) or from run.mjs.
+// tree). P6 (docs/requirements.md) counts the cost beyond node and the agent; the benchmark's
+// row holds it beyond `node -e 0` alone, the agent's own run counted against the wrapper: both
+// are reported. Run alone (`node bench/startup.mjs`, BENCH_ROUNDS) or from run.mjs.
 //
 // BENCH_INSTRUCTIONS=1 also counts the instructions each of the three executes in the Node
 // process (all its threads; not the kernel's work, nor the agent's), under valgrind's
