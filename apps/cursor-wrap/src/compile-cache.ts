@@ -9,8 +9,9 @@
 // flags), is cached at exit, with every function the run compiled by then. A cache is a
 // file per chunk, named by the chunk's path, inode, size and modification time (V8 itself checks
 // only the source's length), in a directory only this user can write to; writing a cache
-// removes those of the chunks of the same directory that are gone or were replaced. Nothing here ever fails a run: any error means
-// the chunk is compiled as Node would.
+// removes those of the chunks of the same directory that are gone or were replaced, and any
+// other cache (another install's, a build's) that no run has written for 30 days. Nothing here
+// ever fails a run: any error means the chunk is compiled as Node would.
 
 import {
   existsSync,
@@ -127,8 +128,26 @@ function cacheName(filename: string): string {
 const CACHE_NAME = /^([0-9a-f]+)-(.+)-\d+-\d+-\d+\.cache$/;
 
 /**
+ * How long a cache of another directory is kept after it was written: a directory cannot be
+ * named from its hash, so a gone install's or build's caches are found by age. One still in
+ * use writes its caches again at the end of its next run.
+ */
+export const STALE_CACHE_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Whether no run has written `path` since `before` (epoch ms); a file gone is not stale. */
+function writtenBefore(path: string, before: number): boolean {
+  try {
+    return lstatSync(path).mtimeMs < before;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Removes the caches, among `names`, of the chunks in `directories` (by hash) that are gone or
  * were replaced: the files of an earlier build or version. `keep` are the ones just written.
+ * Any other file (another directory's cache, a temporary file a crash left) goes once it is
+ * older than {@link STALE_CACHE_MS}.
  */
 function pruneCaches(
   cacheDirectory: string,
@@ -141,10 +160,16 @@ function pruneCaches(
     return [directoryHash, chunk];
   };
   const rewritten = new Set([...keep].map((name) => chunkOf(name).join("/")));
+  const staleBefore = Date.now() - STALE_CACHE_MS;
   for (const name of names) {
+    if (keep.has(name)) continue;
     const [directoryHash, chunk] = chunkOf(name);
     const directory = directories.get(directoryHash);
-    if (directory === undefined || keep.has(name)) continue;
+    if (directory === undefined) {
+      const path = join(cacheDirectory, name);
+      if (writtenBefore(path, staleBefore)) rmSync(path, { force: true });
+      continue;
+    }
     if (rewritten.has(`${directoryHash}/${chunk}`) || !existsSync(join(directory, chunk))) {
       rmSync(join(cacheDirectory, name), { force: true });
     }

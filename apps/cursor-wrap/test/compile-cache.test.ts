@@ -10,6 +10,7 @@ import {
   readdirSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import nodeModule from "node:module";
@@ -17,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { STALE_CACHE_MS } from "../src/compile-cache.js";
 import { CLI } from "./harness.js";
 
 const COMPILE_CACHE = fileURLToPath(new URL("../dist/compile-cache.cjs", import.meta.url));
@@ -134,6 +136,34 @@ describe("the compile cache", () => {
     expect(files.filter((file) => file.includes("-helper.cjs-"))).toHaveLength(1); // the other's
     expect(files.filter((file) => file.includes("-helper-2.cjs-"))).toHaveLength(1);
     expect(files.filter((file) => file.includes("-main.cjs-"))).toHaveLength(2);
+  });
+
+  it("drops another directory's caches and a crash's leftovers once no run has written them for 30 days", () => {
+    const { root, cache } = chunks();
+    const other = chunks();
+    load(root, cache);
+    // A cache's name begins with a hash of its chunk's directory.
+    const ours = `${cacheFiles(cache)[0]!.split("-")[0]}-`;
+    load(other.root, cache);
+    const theirs = cacheFiles(cache).filter((file) => !file.startsWith(ours));
+    expect(theirs).toHaveLength(2);
+    // As if written a month ago, by a build or an install gone since; and a crash's leftover.
+    const old = (Date.now() - STALE_CACHE_MS - 60_000) / 1000;
+    for (const file of theirs) utimesSync(join(cache, file), old, old);
+    const leftover = `${theirs[0]}.4242.tmp`;
+    writeFileSync(join(cache, leftover), "left by a crash");
+    utimesSync(join(cache, leftover), old, old);
+    const current = "x-helper.cjs-1-2-3.cache.4343.tmp";
+    writeFileSync(join(cache, current), "another run writing now");
+    // A run that writes a cache (its helper changed) prunes.
+    writeFileSync(join(root, "helper.cjs"), `"use strict";\nexports.answer = () => "helper v4";\n`);
+    expect(load(root, cache).answer).toBe("helper v4");
+    const after = cacheFiles(cache);
+    expect(after.filter((file) => !file.startsWith(ours))).toEqual([current]);
+    expect(after.filter((file) => file.startsWith(ours))).toHaveLength(2);
+    // The other directory, there after all, caches its chunks again on its next run.
+    expect(load(other.root, cache).answer).toBe("helper v1");
+    expect(cacheFiles(cache).filter((file) => file.endsWith(".cache"))).toHaveLength(4);
   });
 
   it("keeps the chunk's own lines and columns in stack traces", () => {
