@@ -1,4 +1,6 @@
 import { parseLine } from "@cursor-wrap/events";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -594,6 +596,28 @@ describe("every secret form, however it is written (property)", () => {
     }
     expect(mayContainSecret("a few words")).toBe(false);
     expect(mayContainSecret(long("a few words"))).toBe(false);
+  });
+
+  it("lets go of a large text it searched: V8 keeps a match's subject until the next match", () => {
+    setFlagsFromString("--expose-gc");
+    const collect = runInNewContext("gc") as () => void;
+    collect();
+    const before = process.memoryUsage().heapUsed;
+    (() => {
+      // 40 MB of two-byte text holding one key, searched by every step: the pre-check, the
+      // redaction, the pre-check of a parsed value, the redaction of a JSON text.
+      const text = `${"x".repeat(20_000_000)}\u0100 sk-${"a".repeat(30)}`;
+      expect(mayContainSecret(text)).toBe(true);
+      expect(redact(text).endsWith(" [REDACTED]")).toBe(true);
+      expect(jsonValueMayContainSecret({ text })).toBe(1);
+      expect(redactJsonText(JSON.stringify({ text }))).toContain("[REDACTED]");
+    })();
+    // Clean text after it matches nothing: nothing else would take its place.
+    expect(mayContainSecret("a few more words of a clean stream, long enough to be searched")).toBe(
+      false,
+    );
+    collect();
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(10_000_000);
   });
 
   it("leaves a value redacted already as it is", () => {

@@ -291,13 +291,28 @@ function secretAt(text: string, index: number, candidate: string): Found | undef
   return undefined;
 }
 
+// V8 keeps the subject of the last successful match alive (for `RegExp.lastMatch` and the
+// like) until another match succeeds, and on the clean text that most of a stream is none
+// does: a 5 MB tool result searched here would stay in memory long after its event is gone.
+// After a large text, a match of nothing on nothing takes its place.
+const FORGET = /(?:)/;
+const LARGE_SUBJECT = 65_536;
+
+/** Let go of `text` as the last match's subject, if it is large (see FORGET). */
+function forgetSubject(text: string): void {
+  if (text.length >= LARGE_SUBJECT) FORGET.exec("");
+}
+
 /** Whether `text` may contain a secret (a candidate or a `\\u` escape; most text has none). */
 export function mayContainSecret(text: string): boolean {
   if (text.length < SHORT_TEXT) return SHORT_PRECHECK.test(text);
   // Indexed: where V8's optimizing compiler is off (the MCP proxy) a for…of allocates an
   // iterator result per step, and this runs for every record.
   for (let index = 0; index < PRECHECKS.length; index += 1) {
-    if (PRECHECKS[index]!.test(text)) return true;
+    if (PRECHECKS[index]!.test(text)) {
+      forgetSubject(text);
+      return true;
+    }
   }
   return false;
 }
@@ -348,6 +363,7 @@ function redactWithState(text: string, inKey: boolean): Redacted {
     last = found.to;
     CANDIDATE.lastIndex = Math.max(last, index + candidate.length);
   }
+  forgetSubject(text);
   return { text: last === 0 ? text : out + text.slice(last), openKey };
 }
 
@@ -559,6 +575,7 @@ export function redactJsonText(json: string): string {
       })
     : json;
   const redacted = redact(plain);
+  forgetSubject(json);
   return redacted === plain ? json : redacted;
 }
 
