@@ -1,6 +1,6 @@
-import { parseLine } from "@cursor-wrap/events";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { parseLine } from "@cursor-wrap/events";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
