@@ -98,8 +98,9 @@ function stdioForm(
   holder: Record<string, unknown>,
   at: { command: JsonPath; args: JsonPath },
 ): EntryForm {
-  if (!Object.hasOwn(holder, "args")) return { transport: "stdio", command, args: undefined, at };
+  // A parsed config holds no `undefined`: none means no `args` key at all.
   const args = ownValue(holder, "args");
+  if (args === undefined) return { transport: "stdio", command, args: undefined, at };
   if (Array.isArray(args) && args.every((arg) => typeof arg === "string")) {
     return { transport: "stdio", command, args, at };
   }
