@@ -18,6 +18,8 @@ export type {
   RecoveryDecision,
   RecoveryHistory,
   RecoveryPolicy,
+  ResetNotWaited,
+  WaitRefusal,
 } from "./policy.js";
 export { DEFAULT_CONTINUE_PROMPT, DEFAULT_POLICY, decideRecovery } from "./policy.js";
 export type { ResetTime } from "./reset-time.js";

@@ -190,7 +190,7 @@ function show(decision: RecoveryDecision): string {
     next.prompt.kind === "original" ? "original prompt" : JSON.stringify(next.prompt.text);
   switch (decision.action) {
     case "give-up":
-      return `give-up ${decision.reason}`;
+      return `give-up ${decision.reason}${decision.wait ? ` (wait ${decision.wait})` : ""}`;
     case "retry":
       return `retry ${decision.attempt}/${decision.maxAttempts} in ${decision.delayMs}ms, ${prompt(decision)}`;
     case "resume":
@@ -238,7 +238,9 @@ describe("decideRecovery", () => {
       "default",
       "resume s1 1/3 in 30000ms, original prompt",
     ],
-    ["rate-limit, back in 2h", "first, session", "default", "give-up reset-too-far"],
+    // Given up: the decision says why the reset was not waited for (waiting off, done once, too far).
+    ["rate-limit, back in 2h", "first, session", "default", "give-up reset-too-far (wait off)"],
+    ["rate-limit, back in 2h", "after a wait", "full", "switch-model auto 1/2, resume s1"],
     ["rate-limit, back in 2h", "first, session", "full", "wait-until +2h (7200000ms), resume s1"],
     [
       "rate-limit, back in 2h",
@@ -268,7 +270,13 @@ describe("decideRecovery", () => {
       "switch-model gpt-5-mini (suggested) 1/2, resume s1",
     ],
     ["usage-limit, resets in 5h", "first, session", "full", "switch-model auto 1/2, resume s1"],
-    ["usage-limit, resets in 5h", "after gpt-5-mini and auto", "full", "give-up reset-too-far"],
+    [
+      "usage-limit, resets in 5h",
+      "after gpt-5-mini and auto",
+      "full",
+      "give-up reset-too-far (wait too-far)",
+    ],
+    ["usage-limit, resets in 5h", "first, session", "default", "give-up no-fallback (wait off)"],
     ["usage-limit", "after gpt-5-mini and auto", "full", "give-up no-fallback"],
     // Models the plan cannot use, or the agent does not know; a protocol it does not speak.
     ["model-unavailable", "first, session", "default", "give-up no-fallback"],

@@ -82,7 +82,21 @@ export type RecoveryDecision =
   | ({ action: "switch-profile"; profile: string } & NextAttempt)
   /** Wait until the limit resets (epoch ms), then go on. */
   | ({ action: "wait-until"; untilMs: number } & NextAttempt)
-  | { action: "give-up"; reason: GiveUpReason; why: string };
+  | ({ action: "give-up"; reason: GiveUpReason; why: string } & ResetNotWaited);
+
+/**
+ * Why a give-up after a failure that said when to come back (a limit's reset, a rate limit's
+ * "try again in") did not wait for it: waiting was `off`, the run had `waited` once already,
+ * or the time was `too-far` (past `maxWaitMs`). What a person could change is different for each.
+ */
+export type WaitRefusal = "off" | "waited" | "too-far";
+
+/** On a give-up after a failure that said when to come back: how far that was, and why it was not waited for. */
+export interface ResetNotWaited {
+  /** How long until the reset, ms, at the decision. */
+  resetInMs?: number;
+  wait?: WaitRefusal;
+}
 
 /** The decisions' names. */
 export type RecoveryAction = RecoveryDecision["action"];
@@ -187,7 +201,10 @@ function switchModel(
   };
 }
 
-function noFallback(policy: RecoveryPolicy, label: string): RecoveryDecision {
+function noFallback(
+  policy: RecoveryPolicy,
+  label: string,
+): Extract<RecoveryDecision, { action: "give-up" }> {
   return {
     action: "give-up",
     reason: "no-fallback",
@@ -284,18 +301,28 @@ function beyondBackoff(
     const switched = switchModel(failure, history, policy, label);
     if (switched) return switched;
   }
-  const why = !policy.waitForReset
-    ? "waiting for a reset is off"
-    : waited
-      ? "the run already waited for a reset once"
-      : `that is past the longest wait (${formatDuration(policy.maxWaitMs)})`;
+  const wait = refusal(policy, waited);
+  const why =
+    wait === "off"
+      ? "waiting for a reset is off"
+      : wait === "waited"
+        ? "the run already waited for a reset once"
+        : `that is past the longest wait (${formatDuration(policy.maxWaitMs)})`;
   return {
     action: "give-up",
     reason: "reset-too-far",
     why: `${label}: the agent asks to try again in ${formatDuration(hintMs)}${
       failure.resetText ? ` (${failure.resetText})` : ""
     }, later than a retry's longest backoff (${formatDuration(policy.backoff.maxMs)}), and ${why}`,
+    resetInMs: hintMs,
+    wait,
   };
+}
+
+/** Why a reset is not waited for, when the policy does not wait for it. */
+function refusal(policy: RecoveryPolicy, waited: boolean): WaitRefusal {
+  if (!policy.waitForReset) return "off";
+  return waited ? "waited" : "too-far";
 }
 
 function afterHang(history: RecoveryHistory, policy: RecoveryPolicy): RecoveryDecision {
@@ -355,9 +382,14 @@ function afterLimit(
           ? "no fallback model is configured"
           : "every fallback model was tried"
       }`,
+      resetInMs: tooFar,
+      wait: "too-far",
     };
   }
-  return noFallback(policy, label);
+  const given = noFallback(policy, label);
+  if (failure.resetAt === undefined) return given;
+  const resetInMs = Math.max(0, failure.resetAt - clock.now());
+  return { ...given, resetInMs, wait: refusal(policy, waited) };
 }
 
 function afterAuth(

@@ -55,10 +55,11 @@ export function recoveryHint(
   policy: Pick<RecoveryPolicy, "fallbackModels" | "authProfiles" | "waitForReset" | "maxWaitMs">,
   attempts: number,
 ): string | undefined {
-  const resets = failure.resetText ? `It resets ${failure.resetText}` : undefined;
+  // Past the retries or the reset, a model of the policy's own would have gone on, had one
+  // been left: either every one was tried, or (`suggested` alone) the agent named none.
   const fallback =
     policy.fallbackModels.length > 0
-      ? "every --fallback-model was tried"
+      ? "no --fallback-model is left to try"
       : `--fallback-model auto goes on with Cursor's Auto model${
           failure.fallbackModel
             ? ` (the agent suggests ${failure.fallbackModel}: --fallback-model suggested)`
@@ -68,15 +69,16 @@ export function recoveryHint(
     case "final":
       return undefined;
     case "retries-spent":
-      return `Gave up after ${attempts} attempts (--max-retries).`;
-    case "no-fallback": {
-      if (failure.kind === "usage-limit" && resets && !policy.waitForReset) {
-        return `${resets}: --wait-for-reset waits for it (up to --max-wait); ${fallback}.`;
-      }
-      return `${resets ? `${resets}. ` : ""}${fallback.charAt(0).toUpperCase()}${fallback.slice(1)}.`;
+      return `Gave up after ${attempts} attempts (--max-retries)${
+        policy.fallbackModels.length > 0 && SWITCHES_MODEL.has(failure.kind) ? `; ${fallback}` : ""
+      }.`;
+    case "no-fallback":
+    case "reset-too-far": {
+      const reset = resetHint(failure, decision, policy);
+      return reset
+        ? `${reset}; ${fallback}.`
+        : `${fallback.charAt(0).toUpperCase()}${fallback.slice(1)}.`;
     }
-    case "reset-too-far":
-      return `${resets ?? "It resets"} later than --max-wait (${formatDuration(policy.maxWaitMs)}); ${fallback}.`;
     case "no-profile":
       return policy.authProfiles.length > 0 ? "Every --auth-profile was tried." : undefined;
     case "no-hang-retry":
@@ -86,4 +88,47 @@ export function recoveryHint(
       return unreachable;
     }
   }
+}
+
+/** The failures after whose retries the policy goes on with a fallback model. */
+const SWITCHES_MODEL: ReadonlySet<AgentFailure["kind"]> = new Set(["rate-limit", "overloaded"]);
+
+/**
+ * When the limit resets, and what would have waited for it: `--wait-for-reset` when waiting
+ * was off (with a long enough `--max-wait` when the reset is past it), nothing when the run
+ * had waited once already, a longer `--max-wait` when it was too far.
+ */
+function resetHint(
+  failure: AgentFailure,
+  decision: Extract<RecoveryDecision, { action: "give-up" }>,
+  policy: Pick<RecoveryPolicy, "waitForReset" | "maxWaitMs">,
+): string | undefined {
+  const { resetInMs } = decision;
+  const when = failure.resetText
+    ? `It resets ${failure.resetText}`
+    : resetInMs === undefined
+      ? undefined
+      : `It resets in ${formatDuration(resetInMs)}`;
+  if (when === undefined) return undefined;
+  const maxWait = `--max-wait (${formatDuration(policy.maxWaitMs)})`;
+  const beyondMaxWait = resetInMs !== undefined && resetInMs > policy.maxWaitMs;
+  switch (decision.wait) {
+    case "off":
+      return beyondMaxWait
+        ? `${when}, later than ${maxWait}: --wait-for-reset --max-wait ${durationAtLeast(resetInMs)} waits for it`
+        : `${when}: --wait-for-reset waits for it (up to ${maxWait})`;
+    case "waited":
+      return `${when}; the run already waited for a reset once`;
+    case "too-far":
+      return `${when}, later than ${maxWait}`;
+    default:
+      // A decision that does not say (made by another policy): what the reason itself says.
+      return decision.reason === "reset-too-far" ? `${when}, later than ${maxWait}` : when;
+  }
+}
+
+/** A `--max-wait` value no shorter than `ms`: whole hours, or whole days past two. */
+function durationAtLeast(ms: number): string {
+  const hours = Math.ceil(ms / 3_600_000);
+  return hours > 48 ? `${Math.ceil(ms / 86_400_000)}d` : `${hours}h`;
 }
