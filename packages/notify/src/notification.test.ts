@@ -141,6 +141,40 @@ describe("createNotificationSource", () => {
     expect(source.record("session_end", end)).toEqual([]);
   });
 
+  it("numbers retries by the run's attempts, and ends a summary with one full stop", () => {
+    // Two retries of one kind, a switch of model, and its own retry: each record counts within
+    // its kind ("retry 1 of 1", "fallback 1 of 1"); the person reads the run's attempts.
+    const retry = (action: string) =>
+      ["retry", { attempt: 1, action, kind: "overloaded", summary: "overloaded" }] as [
+        string,
+        Record<string, unknown>,
+      ];
+    const sent = notificationsOf([
+      ["agent_spawn", {}],
+      retry("resume"),
+      ["agent_spawn", {}],
+      retry("switch-model"),
+      ["agent_spawn", {}],
+      retry("resume"),
+      ["agent_spawn", {}],
+      ["turn_end", { session_id: SESSION }],
+      [
+        "agent_failure",
+        {
+          kind: "overloaded",
+          summary: "Gave up after 4 attempts (--max-retries).",
+          gave_up: "gave up after 1 retry",
+        },
+      ],
+    ]);
+    expect(
+      sent.filter((n) => n.event === "retry").map((n) => /\(attempt \d+\)/.exec(n.text)?.[0]),
+    ).toEqual(["(attempt 2)", "(attempt 3)", "(attempt 4)"]);
+    const gaveUp = sent.find((n) => n.event === "gave-up")!;
+    expect(gaveUp.text).toContain("(--max-retries). Resume with: cursor-wrap --resume");
+    expect(gaveUp.text).not.toContain("..");
+  });
+
   it("keeps the summary to one short line", () => {
     const [hang] = notificationsOf([["hang_detected", { summary: `a\nb\r\n${"x".repeat(900)}` }]]);
     expect(hang!.summary.startsWith("a b x")).toBe(true);

@@ -247,7 +247,8 @@ const HEADLINES: Readonly<Record<NotifyEvent, (notification: Notification) => st
   hang: (n) => `hang detected in turn ${n.turn ?? "?"}, the agent is killed`,
   linger: (n) => `the agent did not exit after its result in turn ${n.turn ?? "?"}, it is killed`,
   budget: (n) => `turn ${n.turn ?? "?"} went over its time budget, the agent is killed`,
-  retry: (n) => `retrying${n.retry?.attempt ? ` (attempt ${n.retry.attempt})` : ""}`,
+  // The run's next attempt (the record's own `attempt` counts within its kind: "retry 1 of 3").
+  retry: (n) => `retrying${n.attempt ? ` (attempt ${n.attempt + 1})` : ""}`,
   "gave-up": () => "gave up",
   done: (n) => `done: ${n.outcome ?? "?"} (exit ${n.exit_code ?? "?"})`,
 };
@@ -256,7 +257,8 @@ const HEADLINES: Readonly<Record<NotifyEvent, (notification: Notification) => st
 export function notificationText(notification: Notification): string {
   const where = notification.host ? ` on ${notification.host}` : "";
   const session = notification.session_id ? ` [session ${notification.session_id}]` : "";
-  const why = notification.event === "done" ? "" : `: ${notification.summary}`;
+  // A summary's own full stop would make ". Resume with" a second one.
+  const why = notification.event === "done" ? "" : `: ${notification.summary.replace(/\.+$/, "")}`;
   const resume =
     notification.resume_command && notification.event !== "retry" && notification.exit_code !== 0
       ? `. Resume with: ${notification.resume_command}`
