@@ -126,8 +126,18 @@ describe("createReportBuilder", () => {
         killed: { reason: "hang", duration_ms: 310, survivors: 0 },
         usage: null,
         retry: { action: "resume", kind: "hang", wait_ms: 0 },
+        // Recovered from: its failure is reported all the same (the run's own stays null).
+        failure: { kind: "hang", summary: expect.stringContaining("npm run build"), gave_up: null },
       },
-      { turn: 2, attempt: 2, model: "auto", outcome: "completed", verdict: null, retry: null },
+      {
+        turn: 2,
+        attempt: 2,
+        model: "auto",
+        outcome: "completed",
+        verdict: null,
+        retry: null,
+        failure: null,
+      },
     ]);
     expect(report.verdicts).toEqual([
       {

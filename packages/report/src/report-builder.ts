@@ -308,6 +308,18 @@ export function createReportBuilder(options: ReportBuilderOptions = {}): ReportB
         case "retry": {
           const attempt = current();
           if (!attempt) return;
+          // The failure it recovered from: a run that gives up records its last one itself
+          // (`agent_failure`), a recovered attempt only here.
+          const kind = text(record, "kind");
+          if (kind !== undefined && !attempt.failure) {
+            const detail = text(record, "detail");
+            attempt.failure = {
+              kind,
+              summary: line(detail ?? text(record, "summary") ?? kind),
+              detail: detail === undefined ? null : line(detail),
+              gave_up: null,
+            };
+          }
           attempt.retry = {
             action: text(record, "action") ?? null,
             kind: text(record, "kind") ?? null,
