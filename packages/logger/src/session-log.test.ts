@@ -89,6 +89,31 @@ describe("openSessionLog", () => {
     });
   });
 
+  it("flags the name at a verdict, so the path handed on then is the one the log keeps", () => {
+    const renamed: unknown[] = [];
+    const log = open({
+      onRecord: (message, record) => {
+        if (message === "log_renamed") renamed.push(record.path);
+      },
+    });
+    log.flag();
+    const flaggedAtVerdict = log.path;
+    expect(flaggedAtVerdict).toBe(
+      join(dir, "cursor-wrap-2026-11-22T12-05-01-123Z-unknown.flagged.jsonl"),
+    );
+    // Then the session id: the flag stays in the name.
+    log.setSessionId("s-1");
+    log.flag();
+    expect(log.path).toBe(join(dir, "cursor-wrap-2026-11-22T12-05-01-123Z-s-1.flagged.jsonl"));
+    const atVerdict = log.path;
+    // A later end that would not flag it (recovered) leaves the name as it was handed on.
+    log.close({ outcome: "completed", flagged: false, exit_code: 0 });
+    expect(log.path).toBe(atVerdict);
+    expect(readdirSync(dir)).toEqual(["cursor-wrap-2026-11-22T12-05-01-123Z-s-1.flagged.jsonl"]);
+    expect(renamed).toEqual([flaggedAtVerdict, atVerdict]);
+    expect(records(atVerdict).at(-1)).toMatchObject({ msg: "session_end", log_path: atVerdict });
+  });
+
   it("keeps an MCP proxy's log apart: its own name, left out of the sessions, found with its run", () => {
     const log = open({ kind: "mcp", name: "git hub" });
     log.decision("mcp_proxy_start", { agent_token: "tok-1", server_id: "git hub" }, "info");

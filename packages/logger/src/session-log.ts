@@ -158,6 +158,12 @@ export interface SessionLog {
   setConsoleLevel(level: LevelName): void;
   /** Rename the file to carry the session id (once; later calls are ignored). */
   setSessionId(sessionId: string): void;
+  /**
+   * Flag the file name now (a verdict: the session will end flagged), so that the path handed
+   * on from here (a hook's `CURSOR_WRAP_LOG_PATH`, a notification's `log_path`) is the one the
+   * log keeps; `close` flags it anyway. Once flagged, it stays so. Idempotent.
+   */
+  flag(): void;
   /** Write the final record, fsync, close, and flag the file name if needed. Idempotent. */
   close(end: SessionEnd): void;
 }
@@ -356,6 +362,8 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
   let sessionPart = created.name;
   let sessionId: string | undefined;
   let closed = false;
+  /** Flagged before the end (`flag()`): the name says so from then on. */
+  let flagged = false;
   const consoleOptions = options.console;
   let consoleLevel: number = consoleOptions ? LEVELS[consoleOptions.level] : LEVELS.silent;
   const consoleColor = consoleOptions
@@ -400,6 +408,15 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     });
   let file = openDurable(created.fd, created.path);
   let rotations = 0;
+
+  /** Rename the file to carry `tags`, unless its name already does; whether it has that name now. */
+  const renameTo = (tags: LogTag[]): boolean => {
+    const next = join(
+      dirname(file.path),
+      logFileName({ kind, startedAt, sessionId: sessionPart, tags }),
+    );
+    return next === file.path || file.rename(next);
+  };
 
   /** Records written by hand (not through pino): the head of a file begun by a rotation. */
   const headRecord = (level: number, message: string, fields: Fields): Buffer => {
@@ -608,7 +625,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
       for (const part of [safe, `${safe}-${process.pid}`]) {
         const next = join(
           dirname(file.path),
-          logFileName({ kind, startedAt, sessionId: part, tags: [] }),
+          logFileName({ kind, startedAt, sessionId: part, tags: flagged ? ["flagged"] : [] }),
         );
         if (file.rename(next)) {
           sessionPart = part;
@@ -619,19 +636,25 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
       logger.warn({ session_id: id }, "log_rename_failed");
     },
 
+    flag() {
+      if (flagged || closed) return;
+      flagged = true;
+      const before = file.path;
+      if (renameTo(["flagged"]) && file.path !== before) {
+        logger.debug({ session_id: sessionId, path: file.path }, "log_renamed");
+      }
+    },
+
     close(end) {
       if (closed) return;
       writeHeld();
       const tagsNow = (): LogTag[] => [
-        ...(end.flagged ? (["flagged"] as const) : []),
+        ...(end.flagged || flagged ? (["flagged"] as const) : []),
         ...(file.incomplete ? (["incomplete"] as const) : []),
       ];
+      // The flag only helps `logs --flagged`; if the rename fails the log itself is complete.
       const flag = (tags: LogTag[]): void => {
-        // The flag only helps `logs --flagged`; if the rename fails the log itself is complete.
-        if (tags.length === 0) return;
-        file.rename(
-          join(dirname(file.path), logFileName({ kind, startedAt, sessionId: sessionPart, tags })),
-        );
+        if (tags.length > 0) renameTo(tags);
       };
       // Renamed before its last record, so that record (and whatever reads it as it is
       // written, such as a run report) names the file the log ends up in.

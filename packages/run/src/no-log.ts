@@ -24,6 +24,7 @@ export function discardingLog(): SessionLog {
     error: nothing,
     setConsoleLevel: nothing,
     setSessionId: nothing,
+    flag: nothing,
     close: nothing,
   };
 }

@@ -306,6 +306,8 @@ function watchVerdicts(
       verdict = { verdict: check.verdict, reason: check.reason };
       timer.stop();
       const fields = { reason: check.reason, summary: check.reason.message };
+      // Named as it ends up before the verdict is recorded: its hook and notification get that path.
+      log.flag();
       switch (check.verdict) {
         case "hang":
           writeRecord(log, VERDICT_RECORDS.hang, { verdict: "hang", ...fields });
