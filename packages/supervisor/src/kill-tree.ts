@@ -130,9 +130,13 @@ export async function killTree(
   return { steps, survivors: remaining.map((entry) => entry.pid) };
 }
 
-/** SIGKILL the whole tree at once, synchronously: for a wrapper that is about to die. */
-export function killTreeSync(rootPid: number, token: string): number[] {
-  const entries = findAgentTreeSync(rootPid, token);
+/**
+ * SIGKILL the whole tree at once, synchronously: for a wrapper that is about to die.
+ * `rootGone`: the agent has exited (its descendants may not have: one that ignores SIGTERM
+ * outlives a staged kill's first step); they are found by the run's token.
+ */
+export function killTreeSync(rootPid: number, token: string, rootGone = false): number[] {
+  const entries = findAgentTreeSync(rootPid, token, rootGone);
   if (groupIsOurs(rootPid, entries)) signal(-rootPid, "SIGKILL");
   for (const entry of entries) signal(entry.pid, "SIGKILL");
   return entries.map((entry) => entry.pid);

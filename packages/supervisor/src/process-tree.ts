@@ -141,6 +141,7 @@ function selectTree(
   entries: ProcessEntry[],
   rootPid: number,
   carriesToken: (pid: number) => boolean,
+  rootGone = false,
 ): ProcessEntry[] {
   const children = new Map<number, ProcessEntry[]>();
   for (const entry of entries) {
@@ -149,9 +150,13 @@ function selectTree(
     else children.set(entry.ppid, [entry]);
   }
   const selected = new Map<number, ProcessEntry>();
-  const queue = entries.filter(
-    (entry) => entry.pid === rootPid || entry.pgid === rootPid || entry.sid === rootPid,
-  );
+  // Once the root is reaped its number may be given to a stranger, which may lead a group and a
+  // session of its own: then only the run's token (and the parent chain below it) tells.
+  const queue = rootGone
+    ? []
+    : entries.filter(
+        (entry) => entry.pid === rootPid || entry.pgid === rootPid || entry.sid === rootPid,
+      );
   for (const entry of entries) {
     if (entry.pid !== process.pid && entry.pid !== rootPid && carriesToken(entry.pid))
       queue.push(entry);
@@ -184,9 +189,16 @@ export async function findAgentTree(rootPid: number, token: string): Promise<Pro
   return selectTree(entries, rootPid, (pid) => marked.has(pid));
 }
 
-/** Synchronous {@link findAgentTree}, for last-moment cleanup when the wrapper is crashing. */
-export function findAgentTreeSync(rootPid: number, token: string): ProcessEntry[] {
-  return selectTree(listProcessesSync(), rootPid, (pid) => carriesTokenSync(pid, token));
+/**
+ * Synchronous {@link findAgentTree}, for last-moment cleanup when the wrapper is crashing.
+ * `rootGone`: the agent itself has exited and been reaped; what it left is found by the token.
+ */
+export function findAgentTreeSync(
+  rootPid: number,
+  token: string,
+  rootGone = false,
+): ProcessEntry[] {
+  return selectTree(listProcessesSync(), rootPid, (pid) => carriesTokenSync(pid, token), rootGone);
 }
 
 /**

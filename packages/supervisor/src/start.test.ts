@@ -266,6 +266,33 @@ describe("kill", () => {
     expect(await agent.exited).toEqual({ code: null, signal: "SIGKILL" });
     await expect.poll(() => pids.filter(isAlive), { timeout: 20_000 }).toEqual([]);
   });
+
+  it("kills with killSync what the agent left when it has exited already", async () => {
+    // The staged kill's SIGTERM ends the agent; the child that ignores it would live out the
+    // grace (a minute here). A second Ctrl+C (killSync) must not wait for it.
+    const agent = await run("descendants", { killGraceMs: 60_000 });
+    collect(agent.stdout);
+    const pids = await pidsWritten(3);
+    const staged = agent.kill("cancelled");
+    expect(await agent.exited).toEqual({ code: null, signal: "SIGTERM" });
+    expect(pids.filter(isAlive)).not.toEqual([]);
+    agent.killSync();
+    await expect.poll(() => pids.filter(isAlive), { timeout: 20_000 }).toEqual([]);
+    expect((await staged).survivors).toEqual([]);
+  });
+
+  it("leaves with killSync what the agent started when it exited by itself", async () => {
+    const agent = await run("background-hold", { drainGraceMs: 100 });
+    collect(agent.stdout);
+    const [held] = await pidsWritten(1);
+    expect(await agent.exited).toEqual({ code: 0, signal: null });
+    agent.killSync();
+    try {
+      expect(isAlive(held!)).toBe(true);
+    } finally {
+      process.kill(held!, "SIGKILL");
+    }
+  });
 });
 
 const pty = await loadPty();

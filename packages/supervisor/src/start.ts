@@ -99,7 +99,11 @@ export interface AgentProcess {
    * Idempotent; never blocks the event loop; resolves once the agent has exited.
    */
   kill(reason?: string): Promise<KillReport>;
-  /** SIGKILL the whole tree synchronously, for a wrapper about to exit on an error. */
+  /**
+   * SIGKILL the whole tree synchronously, for a wrapper about to exit (an error, a second
+   * Ctrl+C). Once the agent has exited, only a kill already under way is finished (what the
+   * agent left running after a normal exit is the user's).
+   */
   killSync(): void;
   /** Follow the user's terminal size (pty mode only; no-op otherwise). */
   resize(size: PtySize): void;
@@ -277,7 +281,13 @@ export async function start(options: StartOptions): Promise<AgentProcess> {
       return killing;
     },
     killSync() {
-      if (!exitInfo) killTreeSync(launched.pid, token);
+      if (!exitInfo) {
+        killTreeSync(launched.pid, token);
+      } else if (killing) {
+        // A kill under way outlived the agent (a descendant ignores SIGTERM): what is left goes
+        // now, found by the token. After a normal exit nothing is touched.
+        killTreeSync(launched.pid, token, true);
+      }
     },
     resize(size) {
       launched.resize(size);
