@@ -259,6 +259,24 @@ describe("startMcpProxy", () => {
     expect(steps).toEqual(["begin", "SIGTERM", "SIGKILL", "killed"]);
   });
 
+  it("cuts the stdin grace short when asked to shut down again (the SDK's SIGTERM after its close)", async () => {
+    // A grace no test waits out: the server goes because the second request hurried it.
+    const t = setUp(["--keep-running"], { stdinCloseGraceMs: 600_000, killGraceMs: 60_000 });
+    await t.initialize();
+    const pid = t.proxy.pid!;
+    t.input.end();
+    await expect.poll(() => t.records.some((record) => record.name === "mcp_shutdown")).toBe(true);
+    expect(isAlive(pid)).toBe(true);
+    t.proxy.shutdown("received SIGTERM");
+    const end = await t.proxy.done;
+    // SIGTERM to its group, which it obeys: nothing waited for the grace.
+    expect(end.serverExit?.signal).toBe("SIGTERM");
+    expect(isAlive(pid)).toBe(false);
+    expect(
+      t.records.filter((record) => record.name === "mcp_shutdown").map((r) => r.fields.summary),
+    ).toContain("received SIGTERM during the shutdown: the server's stdin grace is cut short");
+  });
+
   it("answers a timed-out initialize, never cancels it, and ends non-zero with its server stopped", async () => {
     const t = setUp(["--silent-initialize", "--keep-running"], {
       initTimeoutMs: 300,

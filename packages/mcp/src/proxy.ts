@@ -75,7 +75,11 @@ export interface McpProxy {
   /** The token every process of the server's tree carries. */
   readonly token: string;
   readonly done: Promise<McpProxyEnd>;
-  /** Shut the server down in stages (stdin closed, grace, SIGTERM to its group, grace, SIGKILL). */
+  /**
+   * Shut the server down in stages (stdin closed, grace, SIGTERM to its group, grace, SIGKILL).
+   * Asked while a shutdown is under way (the client closed stdin, then sent SIGTERM as the MCP
+   * SDK does after 2 s), it skips what is left of the stdin grace.
+   */
   shutdown(reason: string): void;
 }
 
@@ -227,9 +231,18 @@ export function startMcpProxy(options: McpProxyOptions): McpProxy {
     }
   });
 
-  /** Shut the server down in stages (R-MCP4). */
-  function stop(reason: string): void {
-    if (stopping !== undefined || finished) return;
+  /** Shut the server down in stages (R-MCP4); `hurry`: a stop under way skips the rest of the stdin grace. */
+  function stop(reason: string, hurry = false): void {
+    if (finished) return;
+    if (stopping !== undefined) {
+      if (!hurry) return;
+      record("mcp_shutdown", {
+        reason,
+        summary: `${reason} during the shutdown: the server's stdin grace is cut short`,
+      });
+      server.hurry();
+      return;
+    }
     stopping = reason;
     record("mcp_shutdown", { reason, summary: `shutting the server down: ${reason}` });
     void stopTree();
@@ -241,6 +254,6 @@ export function startMcpProxy(options: McpProxyOptions): McpProxy {
     },
     token: server.group.token,
     done,
-    shutdown: stop,
+    shutdown: (reason) => stop(reason, true),
   };
 }

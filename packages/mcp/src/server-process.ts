@@ -43,6 +43,8 @@ export interface ServerProcess {
     stdinCloseGraceMs: number,
     onStep?: (signal: string, pids: number[]) => void,
   ): Promise<GroupStopReport>;
+  /** Cut short the wait for it to exit after its stdin closed (see `ProcessGroup.hurry`). */
+  hurry(): void;
 }
 
 /** Start the server; `group.spawned` rejects when it cannot be started. */
@@ -88,5 +90,6 @@ export function startServerProcess(options: ServerProcessOptions): ServerProcess
         .finally(() => sentinel?.close());
       return stopping;
     },
+    hurry: () => group.hurry(),
   };
 }

@@ -78,6 +78,11 @@ export interface ProcessGroup {
     stdinCloseGraceMs?: number;
     onStep?: (step: KillStep) => void;
   }): Promise<GroupStopReport>;
+  /**
+   * Cut short the wait after the leader's stdin closed (a stop under way, or the next one):
+   * whoever asked again does not want to wait for it. The signals' own grace stays.
+   */
+  hurry(): void;
   /** SIGKILL the whole tree at once, synchronously, for a process about to exit. */
   killSync(): void;
 }
@@ -120,6 +125,8 @@ export function spawnProcessGroup(options: ProcessGroupOptions): ProcessGroup {
   spawned.catch(() => {});
 
   let stopping: Promise<GroupStopReport> | undefined;
+  let hurried = false;
+  let endGrace: (() => void) | undefined;
   const release = (): void => {
     if (child.pid !== undefined) options.sentinel?.release({ pid: child.pid, token });
   };
@@ -150,7 +157,8 @@ export function spawnProcessGroup(options: ProcessGroupOptions): ProcessGroup {
         if (!alreadyExited) {
           let timer: ReturnType<typeof setTimeout> | undefined;
           const grace = new Promise<"grace">((resolve) => {
-            timer = setTimeout(() => resolve("grace"), stopOptions.stdinCloseGraceMs ?? 0);
+            endGrace = () => resolve("grace");
+            timer = setTimeout(endGrace, hurried ? 0 : (stopOptions.stdinCloseGraceMs ?? 0));
           });
           const first = await Promise.race([exited.then(() => "exited" as const), grace]);
           clearTimeout(timer);
@@ -169,6 +177,10 @@ export function spawnProcessGroup(options: ProcessGroupOptions): ProcessGroup {
         return { alreadyExited, endedBy, steps, survivors };
       })();
       return stopping;
+    },
+    hurry() {
+      hurried = true;
+      endGrace?.();
     },
     killSync() {
       if (child.pid !== undefined) killTreeSync(child.pid, token);
