@@ -30,7 +30,7 @@ describe("createMessageReader", () => {
     ]);
   });
 
-  it("distrusts what follows a line cut short inside an object, until its rest", () => {
+  it("distrusts the line right after a line cut short inside an object, and only it", () => {
     const smuggled =
       '{"jsonrpc":"2.0","id":1,"result":{"text":"a\n' +
       '{"jsonrpc":"2.0","id":1,"result":{"smuggled":true}}\n' +
@@ -40,8 +40,17 @@ describe("createMessageReader", () => {
     expect(summary(read(smuggled))).toEqual([
       "dropped truncated",
       "dropped smuggled",
-      "dropped smuggled",
+      "notification",
       "dropped not-json",
+      "response",
+    ]);
+    // A log line that only looks like the start of an object costs the next line at most,
+    // never every message after it.
+    const logLine = `{"note": "loading\n${RESPONSE}${RESPONSE}${RESPONSE}`;
+    expect(summary(read(logLine))).toEqual([
+      "dropped truncated",
+      "dropped smuggled",
+      "response",
       "response",
     ]);
   });

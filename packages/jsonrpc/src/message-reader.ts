@@ -1,7 +1,7 @@
 // Reads one direction of newline-delimited JSON-RPC: lines out of chunks (byte for byte), each
 // classified; a line too long to hold streamed through in pieces while its envelope (top-level
 // `jsonrpc`, `id`, `method`) is read as it passes; and, for a peer that is not trusted, the
-// smuggling guard: only a line cut short inside an object may cast doubt on the lines after it.
+// smuggling guard: only a line cut short inside an object may cast doubt on the line after it.
 // The framing is the project's one line reader (@cursor-wrap/events/line-reader); this module is
 // its JSON-RPC classifier.
 
@@ -90,9 +90,11 @@ export interface MessageReaderOptions {
   maxLineBytes: number;
   /**
    * For a peer whose output is not trusted: after a line that is the beginning of an object cut
-   * short (a raw newline inside a string), the lines that follow may have been inside it, so
-   * valid messages among them are dropped as `smuggled`, until a line that is not JSON on its
-   * own (the rest of the broken one) ends the doubt. Any other line affects no other.
+   * short (a raw newline inside a string), the line right after it may have been inside it (the
+   * message a naive splitter would take for one of its own), so a valid message there is
+   * dropped as `smuggled`. The doubt covers that one line: a line that is only a log line
+   * beginning with `{` must not cost every message after it (a bad line costs only itself,
+   * and at most the one after). Any other line affects no other.
    */
   guard?: boolean;
   /** Members to read from lines too long to parse, besides `jsonrpc`, `id` and `method`. */
@@ -175,17 +177,15 @@ export function createMessageReader(options: MessageReaderOptions): MessageReade
   for (let index = 0; index < BATCH_MEMBERS; index += 1) {
     capture.push([index, "id"], [index, "method"]);
   }
-  // Set by a line cut short inside an object or array: what follows may have been in it.
+  // Set by a line cut short inside an object or array: the next line may have been in it.
   let suspect = false;
   let scanner: JsonScanner | undefined;
   let oversizeSuspect = false;
   let oversizeHead: Buffer = Buffer.alloc(0);
 
-  /** A line cut short starts the doubt; a line that is not JSON on its own ends it. */
+  /** A line cut short casts doubt on the next line, and only on it. */
   function updateSuspicion(message: JsonRpcMessage): void {
-    if (message.kind !== "invalid") return;
-    if (message.reason === "truncated") suspect = true;
-    else if (message.reason === "not-json" || message.reason === "not-utf8") suspect = false;
+    suspect = message.kind === "invalid" && message.reason === "truncated";
   }
 
   const line = (raw: Buffer, terminated: boolean): ReadItem => {

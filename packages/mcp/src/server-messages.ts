@@ -244,6 +244,18 @@ export function createServerHandler(
             summary:
               "dropped a valid message that followed a line cut short: it may have been smuggled inside it",
           });
+          // Forged or real, the answer cannot be given: its request gets an error now (the line
+          // cut short, if it was the real answer, is lost), not a timeout.
+          const message = item.message;
+          const request =
+            message?.kind === "response" ? state.pending.settle(message.id.key) : undefined;
+          if (request) {
+            failUnpassableAnswer(
+              state,
+              request,
+              "a message right after a line cut short, which may have been smuggled inside it",
+            );
+          }
         } else {
           state.record("mcp_invalid_line", {
             reason: item.reason,
