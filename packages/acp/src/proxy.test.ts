@@ -643,6 +643,64 @@ describe("startAcpProxy: answers above the line cap", () => {
   });
 });
 
+describe("startAcpProxy: the editor's own cancel", () => {
+  it("takes the agent's cancelled end of the turn within the grace, as it comes", async () => {
+    const h = start();
+    await setUp(h);
+    h.editor.send(prompt(3));
+    await h.settle();
+    h.agent.send(webSearch("in_progress"));
+    await advance(1_000);
+    h.editor.send({ method: "session/cancel", params: { sessionId: "sess-1" } });
+    await h.settle();
+    expect(h.agent.find((message) => message.method === "session/cancel")).toHaveLength(1);
+    expect(h.recorded("acp_editor_cancel")).toMatchObject([{ session_id: "sess-1" }]);
+    h.agent.send({ id: 3, result: { stopReason: "cancelled" } });
+    await h.settle();
+    expect(h.editor.find((message) => message.id === 3)).toEqual([
+      { jsonrpc: "2.0", id: 3, result: { stopReason: "cancelled" } },
+    ]);
+    expect(h.recorded("acp_turn_end")).toMatchObject([{ outcome: "cancelled" }]);
+    await advance(20_000);
+    expect(h.agents).toHaveLength(1);
+    expect(h.agents[0]!.kills).toEqual([]);
+  });
+
+  it("answers the prompt cancelled after the grace when the agent ignores the cancel, withdrawing what it waits on", async () => {
+    const h = start();
+    await setUp(h);
+    h.editor.send(prompt(3));
+    await h.settle();
+    h.agent.send(webSearch("pending"));
+    h.agent.send({
+      id: 41,
+      method: "session/request_permission",
+      params: {
+        sessionId: "sess-1",
+        toolCall: { toolCallId: "call-1", title: "Searching the web" },
+        options: [{ optionId: "allow-once", name: "Allow once", kind: "allow_once" }],
+      },
+    });
+    await advance(1_000);
+    // The editor cancels and never answers the permission request (it should have, cancelled).
+    h.editor.send({ method: "session/cancel", params: { sessionId: "sess-1" } });
+    await advance(9_000);
+    expect(h.editor.find((message) => message.id === 3)).toEqual([]);
+    // The grace (10 s here), not the tool's deadline nor the permission's wait, bounds the Stop.
+    await advance(1_000);
+    expect(h.editor.find((message) => message.id === 3)).toEqual([
+      { jsonrpc: "2.0", id: 3, result: { stopReason: "cancelled" } },
+    ]);
+    // The agent that waited on it hears it withdrawn (and, parked, is then replaced).
+    const first = h.agents[0]!;
+    expect(first.find((message) => message.id === 41 && message.result !== undefined)).toEqual([
+      { jsonrpc: "2.0", id: 41, result: { outcome: { outcome: "cancelled" } } },
+    ]);
+    expect(h.recorded("acp_turn_end")).toMatchObject([{ outcome: "cancelled" }]);
+    expect(h.recorded("acp_hang_detected")).toEqual([]);
+  });
+});
+
 describe("startAcpProxy: waiting for you", () => {
   it("never calls a permission answered late a hang, and says how long it waited", async () => {
     const h = start();

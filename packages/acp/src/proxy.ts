@@ -726,13 +726,19 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
 
   /** The grace is over and the agent has not ended the turn: end it for the editor, and deal with the agent. */
   function finishRecovery(turn: Turn, at: number): void {
+    const byEditor = turn.recovery?.verdict === "cancel";
+    // What the agent still waits on for this turn (the editor should have answered it
+    // `cancelled` with its own cancel) is withdrawn: the turn is over.
+    for (const [key, request] of [...agentRequests]) {
+      if (request.turns.includes(turn)) withdrawAgentRequest(key, true, "its turn was cancelled");
+    }
     answerPromptsCancelled(turn);
     record("acp_prompt_answered", {
       session_id: turn.sessionId,
-      summary: `${agentName} did not end the cancelled turn within ${formatDuration(cancelGraceMs)}: the editor's prompt was answered "cancelled"`,
+      summary: `${agentName} did not end the ${byEditor ? "turn the editor cancelled" : "cancelled turn"} within ${formatDuration(cancelGraceMs)}: the editor's prompt was answered "cancelled"`,
     });
     const span = at - (turn.recovery?.cancelledAt ?? at);
-    endTurn(turn, "recovered", "cancelled");
+    endTurn(turn, byEditor ? "cancelled" : "recovered", "cancelled");
     if (current.number !== turn.generation || current.state === "gone") return;
     // Parked or not: what its tree did since the cancel.
     const activity = sampleFor(turn);
@@ -1235,10 +1241,36 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
         break;
       }
       case "notification":
+        if (item.method === METHODS.sessionCancel) editorCancelled(sessionIdOf(item.params), at);
+        break;
       case "invalid":
         break;
     }
     toAgent(item);
+  }
+
+  /**
+   * The editor cancelled a turn itself (its Stop button): the agent must end the turn
+   * `cancelled`, and gets the same grace as after a cancel of the proxy's own; past it, the
+   * prompt is answered `cancelled` and a parked agent is restarted. The editor is not left
+   * waiting on an agent that ignores the cancel, nor on a tool call's own deadline.
+   */
+  function editorCancelled(sessionId: string | undefined, at: number): void {
+    const turn = sessionId === undefined ? undefined : turns.get(sessionId);
+    if (!turn || turn.recovery) return;
+    record("acp_editor_cancel", {
+      session_id: turn.sessionId,
+      grace_ms: cancelGraceMs,
+      summary: `the editor cancelled the turn; ${agentName} has ${formatDuration(cancelGraceMs)} to end it`,
+    });
+    if (current.number === turn.generation) sampleFor(turn);
+    turn.recovery = {
+      reason: "the editor cancelled the turn",
+      verdict: "cancel",
+      cancelledAt: at,
+      graceUntil: at + cancelGraceMs,
+    };
+    timer.rearm({ exact: true });
   }
 
   /**
@@ -1447,7 +1479,9 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
         turn.prompts.delete(key);
         if (turn.prompts.size > 0) return;
         const stopReason = ok ? stringAt(result, "stopReason") : undefined;
-        if (turn.recovery) {
+        if (turn.recovery?.verdict === "cancel") {
+          endTurn(turn, ok ? "cancelled" : "error", stopReason);
+        } else if (turn.recovery) {
           record("acp_cancel_honoured", {
             session_id: turn.sessionId,
             stop_reason: stopReason,
@@ -1506,7 +1540,9 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       if (!turn) return;
       if (meaning.state === "idle") {
         const stopReason = typeof meaning.stopReason === "string" ? meaning.stopReason : undefined;
-        if (turn.recovery) {
+        if (turn.recovery?.verdict === "cancel") {
+          endTurn(turn, "cancelled", stopReason);
+        } else if (turn.recovery) {
           record("acp_cancel_honoured", {
             session_id: sessionId,
             stop_reason: stopReason,

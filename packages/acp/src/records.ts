@@ -37,6 +37,8 @@ export const ACP_RECORDS = {
   acp_hang_detected: "error",
   /** The watchdog marked a stuck tool call failed in the editor, with the message shown. */
   acp_tool_call_failed: "warn",
+  /** The editor cancelled a turn itself (`session/cancel`): the agent has the grace to end it. */
+  acp_editor_cancel: "info",
   /** The watchdog sent `session/cancel` to the agent. */
   acp_cancel_sent: "warn",
   /** The agent ended the cancelled turn itself, within the grace. */

@@ -46,11 +46,14 @@ export interface Awaited {
   since: number;
 }
 
-/** A turn being recovered: `session/cancel` sent, waiting out the grace. */
+/** A turn being cancelled: `session/cancel` sent (by the proxy, or by the editor), waiting out the grace. */
 export interface Recovery {
   /** Why, for people and records. */
   reason: string;
-  /** The verdict that started it (`hang`, `budget`) or `exit` when the agent died. */
+  /**
+   * The verdict that started it (`hang`, `budget`), `exit` when the agent died, or `cancel`
+   * when the editor cancelled the turn itself.
+   */
   verdict: string;
   cancelledAt: number;
   graceUntil: number;
