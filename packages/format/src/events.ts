@@ -90,9 +90,9 @@ export function createContractStream(
       text = "";
     },
     partialResult: () => text,
-    close() {
+    close(failure) {
       // A turn the run could not finish (the agent could not start, the wrapper failed) still
-      // ends with an error and `done`.
+      // ends with an error and `done`, saying why when the run knows.
       if (!turnStarted || normalizer?.ended) return;
       const turn = current();
       // Cancelled before the turn could end (or begin): that is no failure.
@@ -102,7 +102,9 @@ export function createContractStream(
           : [
               ...turn.error(
                 "run-failed",
-                "the run ended before the turn did (see stderr and the log)",
+                failure === undefined
+                  ? "the run ended before the turn did (see stderr and the log)"
+                  : `the run ended before the turn did: ${failure}`,
                 true,
               ),
               ...turn.end("error"),

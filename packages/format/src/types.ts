@@ -103,8 +103,11 @@ export interface Formatter {
   endTurn(summary: TurnSummary): void;
   /** The assistant text of the current turn so far. */
   partialResult(): string;
-  /** Stop any timer (live elapsed time). */
-  close(): void;
+  /**
+   * Stop any timer (live elapsed time). `failure`: why the run ended before its turn did (the
+   * agent could not be started, …), for a formatter that reports it.
+   */
+  close(failure?: string): void;
 }
 
 /** Where output goes: any writable (stdout, a file, a test sink). */

@@ -192,6 +192,15 @@ describe("runAgent", () => {
     const contract = contractOf(events);
     expectWellFormed(contract);
     expect(contract.at(-1)).toMatchObject({ data: { finishReason: "error" } });
+    // A caller with no stderr and no log reads why in the error itself.
+    expect(contract.find((event) => event.type === "error")).toMatchObject({
+      data: {
+        code: "RUN_FAILED",
+        message: expect.stringMatching(
+          /^the run ended before the turn did: .*\/nonexistent\/cursor-agent/,
+        ),
+      },
+    });
   });
 
   it("reports a tool the turn does not allow, and goes on unless told to enforce", async () => {

@@ -255,7 +255,7 @@ function eventTap(
     interrupt() {},
     endTurn: (summary) => contract?.endTurn(summary),
     partialResult: () => contract?.partialResult() ?? "",
-    close: () => contract?.close(),
+    close: (failure) => contract?.close(failure),
   };
 }
 
@@ -341,6 +341,8 @@ export function runAgent(options: RunAgentOptions): AgentRun {
     // Let the caller take the run object before anything can fail or emit.
     await Promise.resolve();
     let contractSeen = false;
+    /** Why the run failed before its turn ended, for the contract's `error`. */
+    let failure: string | undefined;
     const tap = eventTap(
       (event) => {
         if (event.kind === "contract") contractSeen = true;
@@ -471,10 +473,12 @@ export function runAgent(options: RunAgentOptions): AgentRun {
       if (owned) closeLogAfterFailure(log, error, Math.round(performance.now() - startedAt));
       // A run that failed before its first turn still ends its events with an error and done.
       if (!contractSeen) tap?.startTurn();
+      failure = error instanceof Error ? error.message : String(error);
       throw error;
     } finally {
-      // The contract's `done` for a prompt the run could not finish, then the end of the events.
-      formatter.close();
+      // The contract's `done` for a prompt the run could not finish (and why), then the end of
+      // the events.
+      formatter.close(failure);
       sentinel?.close();
       options.signal?.removeEventListener("abort", onAbort);
       queue.end();
