@@ -599,6 +599,63 @@ describe("startAcpProxy: a crash mid-turn", () => {
   });
 });
 
+describe("startAcpProxy: an editor that does not read", () => {
+  it("never calls an agent held up by the editor's full pipe hung", async () => {
+    const h = start();
+    await setUp(h);
+    h.editor.send(prompt(3));
+    await h.settle();
+    h.editor.hold();
+    // More than the editor's pipe holds: the proxy stops reading the agent, which then can
+    // write no more. That silence is the editor's.
+    for (let index = 0; index < 8; index += 1) {
+      h.agent.send(
+        update("sess-1", {
+          sessionUpdate: "agent_message_chunk",
+          content: { type: "text", text: "x".repeat(8_000) },
+        }),
+      );
+    }
+    await advance(10 * 60_000);
+    expect(h.recorded("acp_hang_detected")).toEqual([]);
+    h.editor.release();
+    await h.settle();
+    h.agent.send({ id: 3, result: { stopReason: "end_turn" } });
+    await h.settle();
+    expect(h.editor.find((message) => message.id === 3)).toEqual([
+      { jsonrpc: "2.0", id: 3, result: { stopReason: "end_turn" } },
+    ]);
+    expect(h.recorded("acp_turn_end")).toMatchObject([{ outcome: "completed" }]);
+    // Once the editor reads again, silence counts again.
+    h.editor.send(prompt(4));
+    await h.settle();
+    await advance(5 * 60_000);
+    expect(h.recorded("acp_hang_detected")).toHaveLength(1);
+  });
+
+  it("ends a line the agent left unfinished when it is replaced, so the editor gets its answer", async () => {
+    const h = start({ maxLineBytes: 1_024 });
+    await setUp(h);
+    h.editor.send(prompt(3));
+    await h.settle();
+    // A long line begins (above the cap: it passes in pieces), then the agent hangs mid-line.
+    h.agent.sendRaw(
+      `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"${"y".repeat(4_000)}`,
+    );
+    await advance(90_000);
+    expect(h.recorded("acp_hang_detected")).toHaveLength(1);
+    expect(h.agents).toHaveLength(2);
+    // The cut line ends where it stopped; the watchdog's own messages follow it, whole.
+    expect(h.recorded("acp_line_ended")).toMatchObject([{ generation: 1 }]);
+    expect(h.editor.find((message) => message.id === 3)).toEqual([
+      { jsonrpc: "2.0", id: 3, result: { stopReason: "cancelled" } },
+    ]);
+    const broken = h.editor.lines.filter((line) => line.message === undefined);
+    expect(broken).toHaveLength(1);
+    expect(broken[0]!.text.length).toBeGreaterThan(4_000);
+  });
+});
+
 describe("startAcpProxy: answers above the line cap", () => {
   it("settles what the agent waits for when the editor's answer is too long to parse", async () => {
     const h = start({ maxLineBytes: 4_096 });

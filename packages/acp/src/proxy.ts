@@ -329,9 +329,24 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
   });
 
   // ─── the editor's side ──────────────────────────────────────────────────────────────────
+  // The editor not reading holds the agent up (its output is not read meanwhile): that
+  // silence is not the agent's, so every turn's monitor is paused until the editor drains.
+  let editorBlocked = false;
+  const editorReads = (blocked: boolean): void => {
+    editorBlocked = blocked;
+    const at = now();
+    for (const turn of turns.values()) syncPause(turn, at);
+    timer.rearm();
+  };
   const toEditor = createMessageWriter(output, {
-    onBlocked: () => current?.handle?.stdout.pause(),
-    onDrained: () => current?.handle?.stdout.resume(),
+    onBlocked: () => {
+      current?.handle?.stdout.pause();
+      editorReads(true);
+    },
+    onDrained: () => {
+      current?.handle?.stdout.resume();
+      editorReads(false);
+    },
   });
   output.on("error", () => stop("the editor closed its end"));
 
@@ -483,7 +498,6 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
   function updateWaiting(turn: Turn, at: number): void {
     if (isWaiting(turn) && turn.waitingSince === undefined) {
       turn.waitingSince = at;
-      turn.monitor.pause(at);
       turn.reminders = 0;
       turn.nextReminderAt = at + reminderBaseMs;
     } else if (!isWaiting(turn) && turn.waitingSince !== undefined) {
@@ -494,9 +508,18 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       });
       turn.waitingSince = undefined;
       turn.nextReminderAt = undefined;
-      turn.monitor.resume(at);
     }
+    syncPause(turn, at);
     timer.rearm();
+  }
+
+  /** The turn's silence is not the agent's while it waits on the editor or the editor is not reading. */
+  function syncPause(turn: Turn, at: number): void {
+    const pause = turn.waitingSince !== undefined || editorBlocked;
+    if (pause === turn.paused) return;
+    turn.paused = pause;
+    if (pause) turn.monitor.pause(at);
+    else turn.monitor.resume(at);
   }
 
   /** Report that the turn waits on the person at the editor, and when to say it again. */
@@ -781,6 +804,8 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
 
   /** Start an agent process; after a restart, set it up again (initialize, sessions). */
   function launch(generation: Generation, reload: SessionRecord[]): void {
+    // What the replaced process left of a line will never come: its end goes now.
+    if (current !== generation) endAgentLine(current);
     current = generation;
     // What a replaced process said on stderr is not why this one fails.
     stderrTail = Buffer.alloc(0);
@@ -1044,11 +1069,25 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     }
   }
 
+  /**
+   * A line of the current process that it will never finish (it exited, or it is replaced
+   * mid-line: a hang in the middle of a long line) ends here, so that the editor's framing
+   * recovers and the watchdog's own messages, queued behind it, reach the editor.
+   */
+  function endAgentLine(generation: Generation | undefined): void {
+    if (generation === undefined || generation !== current || !toEditor.endLine()) return;
+    record("acp_line_ended", {
+      generation: generation.number,
+      summary: `${agentName} left a line unfinished (its process is gone or replaced): ended there for the editor`,
+    });
+  }
+
   /** An agent process exited. */
   function agentGone(generation: Generation, exit: AgentExit): void {
     if (generation.state === "gone" && generation.exit) return;
     generation.state = "gone";
     generation.exit = exit;
+    endAgentLine(generation);
     releaseInput(generation);
     const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
     record("acp_agent_exited", {

@@ -75,6 +75,8 @@ export const ACP_RECORDS = {
   acp_invalid_line: "warn",
   /** A JSON-RPC batch from the editor (ACP has none): not passed on, its requests answered with an error. */
   acp_batch_rejected: "warn",
+  /** A line of the agent it will never finish (its process gone or replaced mid-line): ended with a newline for the editor. */
+  acp_line_ended: "warn",
   /** A line above the size cap: forwarded in pieces, unparsed. */
   acp_oversize_line: "warn",
   /** The proxy is shutting the agent down (why), and each step of it. */

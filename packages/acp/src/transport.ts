@@ -227,7 +227,15 @@ export interface MessageWriter {
   forward(bytes: Buffer, whole: boolean): void;
   /** A message of the proxy's own (or a line made already), written between the lines passing through. */
   send(message: OwnMessage | string): void;
+  /**
+   * End a line left unfinished by a writer that will write no more of it (its process gone or
+   * replaced): a newline, so the reader's framing recovers and what waits behind it goes out.
+   * Whether a line was unfinished.
+   */
+  endLine(): boolean;
 }
+
+const LINE_END = Buffer.from("\n");
 
 /**
  * Queued bytes the writer's outbox is sized for. The proxy does not answer for a slow reader
@@ -259,6 +267,11 @@ export function createMessageWriter(
     },
     send(message) {
       outbox.insert(typeof message === "string" ? message : messageLine(message));
+    },
+    endLine() {
+      if (!outbox.midLine) return false;
+      outbox.forwardPiece(LINE_END, true);
+      return true;
     },
   };
 }

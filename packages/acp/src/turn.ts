@@ -76,6 +76,8 @@ export interface Turn {
   requiresAction: boolean;
   /** Since when the turn waits on the editor (the monitor is paused). */
   waitingSince: number | undefined;
+  /** The monitor is paused: the turn waits on the editor, or the editor is not reading. */
+  paused: boolean;
   /** When "waiting for you" is next reported. */
   nextReminderAt: number | undefined;
   reminders: number;
@@ -103,6 +105,7 @@ export function createTurn(
     awaited: new Map(),
     requiresAction: false,
     waitingSince: undefined,
+    paused: false,
     nextReminderAt: undefined,
     reminders: 0,
     recovery: undefined,

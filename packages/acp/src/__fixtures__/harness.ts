@@ -26,6 +26,9 @@ export interface Peer {
   /** Messages received so far that match. */
   // biome-ignore lint/suspicious/noExplicitAny: as above.
   find(predicate: (message: any) => boolean): any[];
+  /** Stop reading what it is sent (a slow reader: its pipe fills), and read again. */
+  hold(): void;
+  release(): void;
 }
 
 function peer(incoming: PassThrough, outgoing: PassThrough): Peer {
@@ -54,6 +57,8 @@ function peer(incoming: PassThrough, outgoing: PassThrough): Peer {
       lines
         .map((line) => line.message)
         .filter((message) => message !== undefined && predicate(message)),
+    hold: () => incoming.pause(),
+    release: () => incoming.resume(),
   };
 }
 
