@@ -55,6 +55,11 @@ export interface LinkState {
    * slots are reused, so an entry is not kept past scavenges once it is gone.
    */
   readonly byProgress: KeyTable<IdKey, IdKey>;
+  /**
+   * Progress tokens of requests the proxy answered in the server's place (they timed out),
+   * the latest {@link EXPIRED_PROGRESS_KEPT}: their progress is late, as their answer would be.
+   */
+  readonly expiredProgress: Set<IdKey>;
   /** Requests the server sent the client (sampling, roots, elicitation), for their latency. */
   readonly serverRequests: Map<IdKey, { method: string; startedAt: number }>;
   /** Why the server is gone, once it is. */
@@ -141,4 +146,19 @@ export function answerGone(
 /** Forget a request's progress token (it was answered, or expired). */
 export function forgetProgress(state: LinkState, meta: RequestMeta): void {
   if (meta.progressKey !== undefined) state.byProgress.take(meta.progressKey);
+}
+
+/** How many progress tokens of expired requests are remembered. */
+export const EXPIRED_PROGRESS_KEPT = 1_024;
+
+/** The proxy answered a request in the server's place: progress still sent for it is late. */
+export function progressExpired(state: LinkState, meta: RequestMeta): void {
+  const key = meta.progressKey;
+  if (key === undefined) return;
+  state.expiredProgress.delete(key);
+  state.expiredProgress.add(key);
+  if (state.expiredProgress.size > EXPIRED_PROGRESS_KEPT) {
+    const oldest = state.expiredProgress.values().next().value;
+    if (oldest !== undefined) state.expiredProgress.delete(oldest);
+  }
 }

@@ -398,6 +398,22 @@ describe("linkMcpPeers: the smaller defects (item 7)", () => {
     );
   });
 
+  it("drops progress for a request it answered with a timeout: the client has forgotten the token", async () => {
+    const t = setUp();
+    t.send(call(1, "slow", { _meta: { progressToken: "p" } }));
+    t.send(call(2, "slow", { _meta: { progressToken: "q" } }));
+    await settle();
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(t.answersFor(1)).toMatchObject([{ error: { code: REQUEST_TIMEOUT_CODE } }]);
+    t.reply({ method: "notifications/progress", params: { progressToken: "p", progress: 4 } });
+    // Progress of a token the proxy never saw is the client's business: it passes.
+    t.reply({ method: "notifications/progress", params: { progressToken: "z", progress: 1 } });
+    await settle();
+    const progress = t.toClient().filter((message) => message.method === "notifications/progress");
+    expect(progress.map((message) => (message.params as Json).progressToken)).toEqual(["z"]);
+    expect(t.names()).toContain("mcp_late_progress");
+  });
+
   it("never cancels initialize: answers it and says the proxy must stop", async () => {
     const t = setUp();
     t.send({ id: 0, method: "initialize", params: {} });

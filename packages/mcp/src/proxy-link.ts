@@ -140,6 +140,7 @@ export function linkMcpPeers(options: McpLinkOptions): McpLink {
       return pending;
     },
     byProgress: createKeyTable(),
+    expiredProgress: new Set(),
     serverRequests: new Map(),
     gone: undefined,
     answer(line) {

@@ -33,6 +33,8 @@ export const MCP_RECORDS = {
   mcp_server_requests_forgotten: "warn",
   /** A response came after its request had timed out: dropped. */
   mcp_late_response: "warn",
+  /** Progress came for a request that had timed out (the client has forgotten its token): dropped. */
+  mcp_late_progress: "info",
   /** A response to no request the proxy knows of: forwarded. */
   mcp_unknown_response: "warn",
   /** A line from the server that is not a JSON-RPC message (a banner, a log line): dropped. */

@@ -8,7 +8,13 @@ import {
   loggedId,
   type PendingRequest,
 } from "@cursor-wrap/jsonrpc";
-import { errorData, forgetProgress, type LinkState, type RequestMeta } from "./link-state.js";
+import {
+  errorData,
+  forgetProgress,
+  type LinkState,
+  progressExpired,
+  type RequestMeta,
+} from "./link-state.js";
 import { cancelledNotification, REQUEST_TIMEOUT_CODE } from "./mcp-messages.js";
 import { describeRequest, limitText } from "./request-policy.js";
 
@@ -28,6 +34,7 @@ export function answerExpired(
   const { serverId, policy } = state;
   const meta = request.meta;
   forgetProgress(state, meta);
+  progressExpired(state, meta);
   state.answered(meta.id);
   const what = describeRequest(meta.method, meta.tool);
   const capped = cause === "cap";

@@ -152,6 +152,16 @@ export function createServerHandler(
       const key = progressKey(message.params, line);
       const requestKey = key === undefined ? undefined : state.byProgress.get(key);
       if (requestKey !== undefined) state.pending.extend(requestKey);
+      else if (key !== undefined && state.expiredProgress.has(key)) {
+        // Its request was answered in the server's place: the client has forgotten the token
+        // (the MCP SDK reports progress for an unknown token as an error).
+        state.record("mcp_late_progress", {
+          bytes: raw.length,
+          summary:
+            "dropped progress for a request already answered with a timeout error (late, as its answer would be)",
+        });
+        return;
+      }
     } else if (message.kind === "request") {
       rememberServerRequest(message.id, message.method);
     }
