@@ -19,6 +19,11 @@ export interface ConsoleSinkOptions {
   color?: boolean;
   /** Messages never printed here, because the caller shows them to people another way. */
   skip?: readonly string[];
+  /**
+   * Messages printed here at most this many times each (a server that prints thousands of log
+   * lines on its stdout); past it, one line says that the rest are in the log file only.
+   */
+  limits?: Readonly<Record<string, number>>;
 }
 
 function describe(fields: Record<string, unknown>): string {

@@ -114,6 +114,29 @@ describe("openSessionLog", () => {
     expect(records(atVerdict).at(-1)).toMatchObject({ msg: "session_end", log_path: atVerdict });
   });
 
+  it("prints a record of a limited kind a few times on the console, and every one in the file", () => {
+    const out = new PassThrough();
+    let printed = "";
+    out.on("data", (chunk: Buffer) => {
+      printed += chunk.toString();
+    });
+    const log = open({
+      console: { stream: out, level: "warn", color: false, limits: { mcp_invalid_line: 2 } },
+    });
+    for (let index = 0; index < 5; index += 1) {
+      log.warn({ summary: `junk line ${index}` }, "mcp_invalid_line");
+    }
+    log.warn({ summary: "something else" }, "mcp_request_timed_out");
+    log.close({ outcome: "completed", flagged: false, exit_code: 0 });
+    const lines = printed.trim().split("\n");
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toContain("junk line 0");
+    expect(lines[1]).toContain("junk line 1");
+    expect(lines[2]).toContain(`more mcp_invalid_line records: in the log file only (${log.path})`);
+    expect(lines[3]).toContain("something else");
+    expect(records(log.path).filter((record) => record.msg === "mcp_invalid_line")).toHaveLength(5);
+  });
+
   it("keeps an MCP proxy's log apart: its own name, left out of the sessions, found with its run", () => {
     const log = open({ kind: "mcp", name: "git hub" });
     log.decision("mcp_proxy_start", { agent_token: "tok-1", server_id: "git hub" }, "info");

@@ -370,10 +370,22 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     ? (consoleOptions.color ?? colorFor(consoleOptions.stream))
     : false;
   const consoleSkip = new Set(consoleOptions?.skip ?? []);
+  const consoleLimits = consoleOptions?.limits;
+  const consoleCounts = new Map<string, number>();
 
   const printConsole = (level: number, message: string, fields: Fields): void => {
     if (!consoleOptions || level < consoleLevel || consoleSkip.has(message)) return;
-    const line = renderConsoleLine(level, message, fields, consoleColor);
+    const limit = consoleLimits?.[message];
+    let shown = fields;
+    if (limit !== undefined) {
+      const count = (consoleCounts.get(message) ?? 0) + 1;
+      consoleCounts.set(message, count);
+      if (count > limit + 1) return;
+      if (count === limit + 1) {
+        shown = { summary: `more ${message} records: in the log file only (${log.path})` };
+      }
+    }
+    const line = renderConsoleLine(level, message, shown, consoleColor);
     consoleOptions.stream.write(shouldRedact ? redact(line) : line);
   };
 

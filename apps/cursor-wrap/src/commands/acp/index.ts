@@ -50,6 +50,8 @@ function openAcpLog(options: AcpOptions, io: RunIo): SessionLog | undefined {
         stream: io.stderr,
         level: options.logLevel,
         skip: ["acp_message", "acp_tool_call", "acp_liveness_sample", "agent_stderr"],
+        // An agent that prints other lines on its stdout: all in the log, a few on stderr.
+        limits: { acp_invalid_line: 20 },
       },
     });
   } catch (error) {

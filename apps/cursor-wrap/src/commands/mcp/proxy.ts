@@ -36,13 +36,22 @@ function openProxyLog(
       retentionMs: DEFAULT_RETENTION_MS,
       rotateBytes: MCP_LOG_ROTATE_BYTES,
       carry: { agent_token: env[AGENT_TOKEN_VARIABLE], server_id: serverId },
-      console: { stream: io.stderr, level: "warn", skip: ["mcp_message"] },
+      console: {
+        stream: io.stderr,
+        level: "warn",
+        skip: ["mcp_message"],
+        // A server that logs to its stdout: its lines are all in the log, a few on stderr.
+        limits: { mcp_invalid_line: CONSOLE_REPEATS, mcp_smuggled_line: CONSOLE_REPEATS },
+      },
     });
   } catch (error) {
     printError(io.stderr, `${messageWithHint(error)}; proxying without a log`);
     return undefined;
   }
 }
+
+/** How many records of one kind of line the server should not have printed reach stderr. */
+const CONSOLE_REPEATS = 20;
 
 /**
  * The proxy runs without V8's optimizing compiler (P7, BENCHMARKS.md). One proxy runs beside
