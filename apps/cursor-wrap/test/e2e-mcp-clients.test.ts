@@ -159,6 +159,22 @@ describe("cursor-wrap mcp status, wrap and unwrap for every client", () => {
     expect(out).not.toContain("no MCP config found");
   });
 
+  it("lists the others when one config cannot be read, and exits 1", async () => {
+    const where = place();
+    const files = allClients(where);
+    writeFileSync(files.cursor, "");
+    const status = await run(["mcp", "status"], {
+      defaults: false,
+      env: where.env,
+      cwd: where.project,
+    });
+    expect(status.code).toBe(1);
+    const out = status.stdout.toString();
+    expect(out).toMatch(/Cursor ~\/\.cursor\/mcp\.json: cannot be read/);
+    expect(out).toMatch(/Zed ~\/\.config\/zed\/settings\.json: 5 servers/);
+    expect(status.stderr).toContain("not valid JSON");
+  });
+
   it("wraps Zed's settings keeping its comments, shows the diff first, and unwraps byte for byte", async () => {
     const where = place();
     const { zed } = allClients(where);

@@ -2,6 +2,7 @@
 
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
+import { CursorWrapError } from "@cursor-wrap/errors";
 import { terminalSafe } from "@cursor-wrap/events";
 import {
   CLIENT_NAMES,
@@ -12,6 +13,7 @@ import {
   sameEntry,
   serverStatuses,
 } from "@cursor-wrap/mcp";
+import { messageWithHint } from "../../error-hints.js";
 import {
   CLIENT_LABELS,
   mcpSessionsDir,
@@ -19,6 +21,7 @@ import {
   shownFile,
   shownName,
 } from "../../mcp-sessions.js";
+import { printError } from "../../print-error.js";
 import type { RunIo } from "../../run-io.js";
 import { existingConfigFiles, heldBySessions, type McpConfigOptions } from "./config-files.js";
 
@@ -52,13 +55,24 @@ export function statusCommand(
     );
     return 0;
   }
+  let unreadable = 0;
   for (const file of files) {
     const label = `${CLIENT_LABELS[file.client]} ${shownFile(file.path)}`;
     if (!existsSync(file.path)) {
       io.stdout.write(`${label}: no MCP config\n`);
       continue;
     }
-    const { config } = readConfigFile(file.path, file.dialect);
+    let config: ReturnType<typeof readConfigFile>["config"];
+    try {
+      ({ config } = readConfigFile(file.path, file.dialect));
+    } catch (error) {
+      // One broken file says so; the others are still listed, and the exit code tells.
+      if (!CursorWrapError.isInstance(error)) throw error;
+      unreadable += 1;
+      io.stdout.write(`${label}: cannot be read\n`);
+      printError(io.stderr, messageWithHint(error));
+      continue;
+    }
     const statuses = serverStatuses(config, { dialect: file.dialect, context: file.context });
     io.stdout.write(`${label}: ${statuses.length} server${statuses.length === 1 ? "" : "s"}\n`);
     const holders = heldBySessions(file.path);
@@ -88,7 +102,7 @@ export function statusCommand(
       }
     }
   }
-  return 0;
+  return unreadable === 0 ? 0 : 1;
 }
 
 /** The recovery of dead sessions, which never stops a command. */
