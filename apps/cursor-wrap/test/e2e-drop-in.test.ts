@@ -285,6 +285,24 @@ describe("as a drop-in for cursor-agent", () => {
   );
 
   it.runIf(pty !== null)(
+    "erases the status line before the answer goes to a pipe that prints on the same terminal",
+    async () => {
+      const screen = onTerminal(["-p", "--output-format", "text", "x"], {
+        scenario: "normal:200",
+        pipeStdout: true,
+      });
+      expect(await screen.exited).toBe(0);
+      const output = screen.output();
+      expect(output).toContain("✓ `npm test`");
+      // The answer, printed by `cat`, starts on a clean line: what is left visible of the line
+      // before it (after its last erase) is never "… responding · 0.4s".
+      const before = output.slice(0, output.lastIndexOf("All tests pass."));
+      const visible = before.slice(before.lastIndexOf("\n")).split("\u001b[2K").at(-1);
+      expect(visible).not.toMatch(/responding|thinking/);
+    },
+  );
+
+  it.runIf(pty !== null)(
     "tells a hang on a terminal once: the kill's steps only at --log-level debug",
     async () => {
       const details = ["kill step", "agent killed", "agent exited", "turn end"];

@@ -286,8 +286,11 @@ export interface TerminalOptions {
   env?: Record<string, string>;
   /** Default flags (--agent-bin, --log-dir) are added unless false. */
   defaults?: boolean;
-  /** Send stdout to this file instead (stderr stays on the terminal). */
-  redirectStdout?: string;
+  /**
+   * Pipe stdout through `cat` to the same terminal (stderr stays on it), as `| head` or `| less`
+   * would: cursor-wrap sees a pipe, and what it prints on both streams meets on one screen.
+   */
+  pipeStdout?: boolean;
   /**
    * Run it as a job of a shell with job control, as people do: Ctrl+Z stops it (a process
    * alone on a terminal is in an orphaned group, where the kernel ignores Ctrl+Z); the shell
@@ -304,6 +307,7 @@ export function onTerminal(args: string[], options: TerminalOptions | string = {
     env = {},
     defaults = true,
     jobControl = false,
+    pipeStdout = false,
   } = typeof options === "string" ? { scenario: options } : options;
   const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-pty-"));
   runDirs.push(dir);
@@ -313,28 +317,28 @@ export function onTerminal(args: string[], options: TerminalOptions | string = {
     ...(defaults ? ["--agent-bin", fakeAgentBin, "--log-dir", join(dir, "logs")] : []),
     ...args,
   ];
-  const terminal = pty!.spawn(
-    jobControl ? "/bin/bash" : command[0]!,
-    jobControl
-      ? ["--norc", "--noprofile", "-c", 'set -m; "$@"; echo stopped; fg', "bash", ...command]
-      : command.slice(1),
-    {
-      cols: 100,
-      rows: 30,
-      env: {
-        ...process.env,
-        NO_COLOR: "1",
-        ...fakeAgentEnv({
-          scenario,
-          record: join(dir, "invocations.jsonl"),
-          pidFile: join(dir, "pids"),
-          state: join(dir, "state.json"),
-          descendantTtlMs: 30_000,
-        }),
-        ...env,
-      } as Record<string, string>,
-    },
-  );
+  const shell = jobControl
+    ? ["/bin/bash", "--norc", "--noprofile", "-c", 'set -m; "$@"; echo stopped; fg', "bash"]
+    : pipeStdout
+      ? ["/bin/sh", "-c", '"$@" | cat', "sh"]
+      : [];
+  const line = [...shell, ...command];
+  const terminal = pty!.spawn(line[0]!, line.slice(1), {
+    cols: 100,
+    rows: 30,
+    env: {
+      ...process.env,
+      NO_COLOR: "1",
+      ...fakeAgentEnv({
+        scenario,
+        record: join(dir, "invocations.jsonl"),
+        pidFile: join(dir, "pids"),
+        state: join(dir, "state.json"),
+        descendantTtlMs: 30_000,
+      }),
+      ...env,
+    } as Record<string, string>,
+  });
   let output = "";
   const waiters: Array<{ text: string; from: number; resolve: () => void }> = [];
   terminal.onData((data) => {

@@ -228,12 +228,22 @@ function createOutputs(
     io.stdout.isTTY !== true &&
     !presentation.alwaysRender
   ) {
-    const answer = createAnswerFormatter(io.stdout);
-    if (io.stderr.isTTY !== true)
+    if (io.stderr.isTTY !== true) {
+      const answer = createAnswerFormatter(io.stdout);
       return { formatter: answer, rendersForPeople: false, hint: "none", stderr: io.stderr };
+    }
     const rendering = createFormatter("text", io.stderr, { tty: true });
+    // The answer's reader (`| head`, `| less`) likely prints on the same terminal: the status
+    // line goes before the answer does, and the rendering sees each event first, so it does
+    // not draw the line again in between.
+    const answer = createAnswerFormatter({
+      write: (chunk) => {
+        rendering.interrupt();
+        return io.stdout.write(chunk);
+      },
+    });
     return {
-      formatter: combineFormatters(answer, rendering),
+      formatter: combineFormatters(rendering, answer),
       rendersForPeople: true,
       hint: "wrapper",
       stderr: beforeWriting(io.stderr, rendering),
