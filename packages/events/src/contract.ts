@@ -149,7 +149,8 @@ interface OpenCall {
  *
  * - `assistant_delta {content}`: from partial output when the agent streams it, else one per
  *   message; the copies partial output repeats are dropped (the text renderer's rule,
- *   `createAssistantText`), so the deltas joined are the assistant's text, once;
+ *   `createAssistantText`), so the deltas joined are the assistant's text, once; a turn with
+ *   no message but a result's text (what `--output-format json` prints) gets that text as one;
  * - `tool_call {id, name, args, status, durationMs?, summary?}` at each call's start and end;
  * - `usage {promptTokens, completionTokens, cacheReadTokens?, cacheWriteTokens?}` from the result;
  * - `error {code, message, fatal}`: a result that says `is_error`, the agent's own `error`
@@ -264,6 +265,11 @@ export function createContractNormalizer(
           if (!result) return NONE;
           resultSeen = true;
           const out = begin();
+          // A turn whose answer came in its result alone (no message before it, as in what
+          // `--output-format json` prints): the deltas must still carry the answer.
+          if (!result.isError && result.text !== "" && assistant.text() === "") {
+            out.push(envelope("assistant_delta", { content: result.text }));
+          }
           const usage = result.usage;
           if (usage && (usage.inputTokens !== undefined || usage.outputTokens !== undefined)) {
             const data: ContractUsage = {
