@@ -122,6 +122,26 @@ describe("parseCommandLine", () => {
     });
   });
 
+  it("joins a list flag given twice, and takes the last of any other", () => {
+    const { given } = parseCommandLine([
+      "--tool-timeout",
+      "shell=5m",
+      "--idle-timeout=1m",
+      "--tool-timeout=mcp=20m,task=off",
+      "--fallback-model",
+      "auto",
+      "--fallback-model=gpt-5",
+      "--idle-timeout",
+      "2m",
+      "x",
+    ]);
+    expect(Object.fromEntries(given)).toMatchObject({
+      "tool-timeout": "shell=5m,mcp=20m,task=off",
+      "fallback-model": "auto,gpt-5",
+      "idle-timeout": "2m",
+    });
+  });
+
   it("refuses an unknown flag close to one of cursor-wrap's own, and says how to pass a prompt with -", () => {
     expect(() => parseCommandLine(["--idle-timout", "5s"])).toThrow(
       "unknown option --idle-timout (did you mean --idle-timeout?); a prompt that starts with - goes after --",

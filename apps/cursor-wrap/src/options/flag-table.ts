@@ -66,6 +66,11 @@ export interface FlagDefinition<
   env?: string | false;
   /** The monitor option the value feeds (the run, `acp` and `replay` build the monitor's options from these). */
   monitor?: Monitor;
+  /**
+   * A comma list: given more than once on the command line, its values join
+   * (`--tool-timeout a=1s --tool-timeout b=2s` is `a=1s,b=2s`); any other flag's last one wins.
+   */
+  list?: true;
 }
 
 /** A flag table: the rows of one command, in help order. */
@@ -263,12 +268,17 @@ export function takeFlag(
     given.set(definition.name, negated ? !on : on);
     return index;
   }
-  if (inline !== undefined) given.set(definition.name, inline);
-  else if (argv[index + 1] !== undefined) {
-    given.set(definition.name, argv[index + 1]!);
-    return index + 1;
-  } else if (strict) throw new UsageError(`${source} needs a value`);
-  return index;
+  const value = inline ?? argv[index + 1];
+  if (value === undefined) {
+    if (strict) throw new UsageError(`${source} needs a value`);
+    return index;
+  }
+  const earlier = given.get(definition.name);
+  given.set(
+    definition.name,
+    definition.list && typeof earlier === "string" ? `${earlier},${value}` : value,
+  );
+  return inline === undefined ? index + 1 : index;
 }
 
 /** What a command line gives one of cursor-wrap's own commands. */

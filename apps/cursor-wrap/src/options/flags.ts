@@ -212,6 +212,7 @@ export const FLAGS = [
     key: "toolTimeouts",
     monitor: "toolTimeouts",
     name: "tool-timeout",
+    list: true,
     group: "detection",
     placeholder: "<kind=duration,...>",
     description: "Allowance per tool kind for calls that declare no timeout",
@@ -369,6 +370,7 @@ export const FLAGS = [
   flag({
     key: "fallbackModels",
     name: "fallback-model",
+    list: true,
     group: "recovery",
     placeholder: "<models>",
     description:
@@ -400,6 +402,7 @@ export const FLAGS = [
   flag({
     key: "authProfiles",
     name: "auth-profile",
+    list: true,
     group: "recovery",
     placeholder: "<names>",
     description:
@@ -560,6 +563,7 @@ export const FLAGS = [
   flag({
     key: "onVerdictEvents",
     name: "on-verdict-events",
+    list: true,
     group: "operations",
     placeholder: "<events>",
     description: `The events --on-verdict and --notify are told of, among ${NOTIFY_EVENTS.join(", ")}`,

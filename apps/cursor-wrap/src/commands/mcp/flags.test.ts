@@ -30,6 +30,10 @@ describe("mcp's flag table", () => {
       search: 120_000,
       fetch: Number.POSITIVE_INFINITY,
     });
+    // Given twice, both count (the later wins for a tool named in both).
+    expect(
+      resolve(["proxy", "--tool-timeout", "a=1s,b=5s", "--tool-timeout=b=2s"]).toolTimeouts,
+    ).toEqual({ a: 1_000, b: 2_000 });
     const run = FLAGS.find((definition) => definition.name === "tool-timeout")!;
     expect(run.parse("search=2m", "--tool-timeout")).toMatchObject({
       mcp: 600_000,

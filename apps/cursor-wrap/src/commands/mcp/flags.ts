@@ -52,6 +52,7 @@ export const MCP_FLAGS = [
   flag({
     key: "toolTimeouts",
     name: "tool-timeout",
+    list: true,
     placeholder: "<tool=duration,...>",
     description:
       "proxy: time a tools/call of this tool (by name) has to be answered, instead of --request-timeout",
