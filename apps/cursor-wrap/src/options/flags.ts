@@ -64,7 +64,8 @@ export function durationOrOff(value: string, source: string): number {
     : parseDuration(value, source);
 }
 
-function positiveDurationOrOff(value: string, source: string): number {
+/** A duration above 0, or `off`: a limit of 0 would fail everything at once. */
+export function positiveDurationOrOff(value: string, source: string): number {
   const ms = durationOrOff(value, source);
   if (ms <= 0) throw new UsageError(`${source} must be longer than 0 (or off)`);
   return ms;

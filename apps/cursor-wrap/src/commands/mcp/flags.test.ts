@@ -41,6 +41,18 @@ describe("mcp's flag table", () => {
     });
   });
 
+  it("refuses a limit of 0, which would fail every request at once (off: none)", () => {
+    for (const name of ["request-timeout", "init-timeout", "max-request-time"]) {
+      expect(() => resolve(["proxy", `--${name}`, "0"])).toThrow(
+        `--${name} must be longer than 0 (or off)`,
+      );
+      expect(resolve(["proxy", `--${name}`, "off"])).toBeDefined();
+    }
+    expect(() => resolve(["proxy", "--max-line", "0"])).toThrow(
+      "--max-line must be at least 1 byte",
+    );
+  });
+
   it("reads no CURSOR_WRAP_* variable but --log-dir's", () => {
     const options = resolve(["proxy"], {
       CURSOR_WRAP_TOOL_TIMEOUT: "mcp=20m",

@@ -11,13 +11,14 @@ import {
   rowsOf,
 } from "../../options/flag-table.js";
 import {
-  durationOrOff,
   FLAGS,
   optionalText,
+  positiveDurationOrOff,
   showDurationOrOff,
   showOnOff,
 } from "../../options/flags.js";
 import { parseSize, parseToolTimeouts, showDuration } from "../../options/units.js";
+import { UsageError } from "../../usage-error.js";
 
 const [logDir] = rowsOf(FLAGS, ["logDir"]);
 
@@ -44,7 +45,7 @@ export const MCP_FLAGS = [
     name: "request-timeout",
     placeholder: "<duration>",
     description: "proxy: time a request has to be answered (off: none)",
-    parse: (value, source): number | undefined => durationOrOff(value, source),
+    parse: (value, source): number | undefined => positiveDurationOrOff(value, source),
     default: undefined,
     show: () => showDuration(300_000),
     env: false,
@@ -66,7 +67,7 @@ export const MCP_FLAGS = [
     name: "init-timeout",
     placeholder: "<duration>",
     description: "proxy: time initialize has to be answered (off: none)",
-    parse: (value, source): number | undefined => durationOrOff(value, source),
+    parse: (value, source): number | undefined => positiveDurationOrOff(value, source),
     default: undefined,
     show: () => showDuration(60_000),
     env: false,
@@ -76,7 +77,7 @@ export const MCP_FLAGS = [
     name: "max-request-time",
     placeholder: "<duration>",
     description: "proxy: the most any request may take, progress or not (off: none)",
-    parse: (value, source): number | undefined => durationOrOff(value, source),
+    parse: (value, source): number | undefined => positiveDurationOrOff(value, source),
     default: undefined,
     show: () => showDuration(30 * 60_000),
     env: false,
@@ -86,7 +87,11 @@ export const MCP_FLAGS = [
     name: "max-line",
     placeholder: "<size>",
     description: "proxy: longer lines pass through unparsed",
-    parse: (value, source): number | undefined => parseSize(value, source),
+    parse: (value, source): number | undefined => {
+      const bytes = parseSize(value, source);
+      if (bytes < 1) throw new UsageError(`${source} must be at least 1 byte`);
+      return bytes;
+    },
     default: undefined,
     show: () => "64MiB",
     env: false,
