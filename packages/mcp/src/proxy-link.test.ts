@@ -170,13 +170,27 @@ describe("linkMcpPeers: odd lines cost only themselves (item 3)", () => {
 });
 
 describe("linkMcpPeers: a server that stops reading (item 4)", () => {
+  it("does not call a server that reads a large message slowly one that does not read", async () => {
+    const t = setUp({ serverReads: false, maxLineBytes: 64 * 1024 });
+    t.send(call(1, "echo", { arguments: { text: "x".repeat(20_000) } }));
+    await settle();
+    await vi.advanceTimersByTimeAsync(500);
+    t.serverOutput!.release();
+    await settle();
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(t.names()).not.toContain("mcp_server_not_reading");
+  });
+
   it("keeps reading and answering the client: each request gets exactly one answer", async () => {
     const t = setUp({ serverReads: false, maxLineBytes: 64 * 1024 });
     for (let id = 1; id <= 3; id += 1) t.send(call(id));
     await settle();
     expect(t.clientInput.isPaused()).toBe(false);
+    // Said once it lasts, not at the first full pipe.
+    expect(t.names()).not.toContain("mcp_server_not_reading");
+    await vi.advanceTimersByTimeAsync(1_000);
     expect(t.names()).toContain("mcp_server_not_reading");
-    await vi.advanceTimersByTimeAsync(3_000);
+    await vi.advanceTimersByTimeAsync(2_000);
     for (let id = 1; id <= 3; id += 1) {
       expect(t.answersFor(id)).toEqual([
         expect.objectContaining({ error: expect.objectContaining({ code: REQUEST_TIMEOUT_CODE }) }),

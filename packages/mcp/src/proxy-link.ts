@@ -67,6 +67,9 @@ export interface McpLink {
   readonly pendingCount: number;
 }
 
+/** How long the server's input may stay full before the proxy says the server is not reading, ms. */
+const SERVER_NOT_READING_MS = 1_000;
+
 /** Link an MCP client and server through the watchdog. */
 export function linkMcpPeers(options: McpLinkOptions): McpLink {
   const { client, server } = options;
@@ -108,18 +111,32 @@ export function linkMcpPeers(options: McpLinkOptions): McpLink {
       resumeClient("client-not-reading");
     },
   });
+  // A full pipe to the server is not yet a server that does not read (a message of some
+  // megabytes fills it while the server reads it): said only when it lasts.
+  let notReading: ReturnType<typeof setTimeout> | undefined;
   const toServer = createOutbox({
     stream: server.output,
     maxQueuedBytes: options.maxQueuedBytes,
     coalesce: true,
     // The server does not read: the client goes on being read, its messages queue up.
     onBlocked() {
-      record("mcp_server_not_reading", {
-        summary:
-          "the server is not reading its input: client messages wait in a bounded queue, requests keep their deadlines",
-      });
+      clearTimeout(notReading);
+      notReading = setTimeout(() => {
+        notReading = undefined;
+        if (closed) return;
+        record("mcp_server_not_reading", {
+          blocked_ms: SERVER_NOT_READING_MS,
+          summary:
+            "the server is not reading its input: client messages wait in a bounded queue, requests keep their deadlines",
+        });
+      }, SERVER_NOT_READING_MS);
+      notReading.unref?.();
     },
-    onDrained: () => resumeClient("server-not-reading"),
+    onDrained: () => {
+      clearTimeout(notReading);
+      notReading = undefined;
+      resumeClient("server-not-reading");
+    },
   });
   client.output.on("error", () => options.onClientGone());
   server.output.on("error", () => {
@@ -209,6 +226,7 @@ export function linkMcpPeers(options: McpLinkOptions): McpLink {
     close() {
       if (closed) return;
       closed = true;
+      clearTimeout(notReading);
       pending.stop();
       client.input.off("data", onClientData);
       client.input.off("end", onClientEnd);
