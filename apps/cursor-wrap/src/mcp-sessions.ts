@@ -114,7 +114,14 @@ export function sessionStartLine(session: McpSession, until: string): string {
   const files = session.configs
     .filter((config) => config.wrapped.length + config.shared.length > 0)
     .map((config) => shownFile(config.path));
+  // Entries another live session wrapped run through its proxies, with its settings: this
+  // session's flags (--request-timeout, …) do not reach them, which is said.
+  const shared = session.configs.reduce((count, config) => count + config.shared.length, 0);
+  const sharedNote =
+    shared === 0
+      ? ""
+      : ` (${shared === wrapped.length ? "all" : shared} already wrapped by another MCP session, whose proxy settings apply to ${shared === 1 ? "it" : "them"})`;
   return wrapped.length === 0
     ? "MCP watchdog: no stdio MCP server to wrap"
-    : `MCP watchdog on: ${wrapped.length} server${wrapped.length === 1 ? "" : "s"} (${shownEntries(wrapped)}) in ${files.join(", ")}, until ${until}`;
+    : `MCP watchdog on: ${wrapped.length} server${wrapped.length === 1 ? "" : "s"} (${shownEntries(wrapped)}) in ${files.join(", ")}, until ${until}${sharedNote}`;
 }
