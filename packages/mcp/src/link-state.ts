@@ -149,7 +149,7 @@ export function forgetProgress(state: LinkState, meta: RequestMeta): void {
 }
 
 /** How many progress tokens of expired requests are remembered. */
-export const EXPIRED_PROGRESS_KEPT = 1_024;
+const EXPIRED_PROGRESS_KEPT = 1_024;
 
 /** The proxy answered a request in the server's place: progress still sent for it is late. */
 export function progressExpired(state: LinkState, meta: RequestMeta): void {
