@@ -197,9 +197,9 @@ describe("startAcpProxy: a transparent proxy", () => {
       expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) }),
     ]);
     expect(h.recorded("acp_batch_rejected")).toMatchObject([
-      { requests: 1, ids: [5] },
-      { requests: 0 },
-      { requests: 0 },
+      { requests: 1, ids: [5], summary: expect.stringContaining("its 1 request(s) answered") },
+      { requests: 0, summary: expect.stringContaining("one error with a null id answered it") },
+      { requests: 0, summary: expect.stringContaining("a batch of notifications") },
     ]);
   });
 

@@ -1326,7 +1326,12 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       bytes,
       requests: batch.requestIds.length,
       ids: batch.requestIds.slice(0, 50).map(loggedId),
-      summary: `a batch from the editor was not passed on; its ${batch.requestIds.length} request(s) answered with an error`,
+      summary:
+        batch.requestIds.length > 0
+          ? `a batch from the editor was not passed on; its ${batch.requestIds.length} request(s) answered with an error`
+          : batch.notifications > 0
+            ? "a batch of notifications from the editor was not passed on (they get no answer)"
+            : "a batch from the editor was not passed on; it holds no message, so one error with a null id answered it",
     });
   }
 
@@ -1446,7 +1451,10 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       record("acp_unknown_response", {
         dir: "agent→editor",
         id: loggedId(item.id),
-        summary: "a response to no pending request: forwarded",
+        summary:
+          item.id.value === null
+            ? "an answer with a null id (the agent could not read a line of the editor's): forwarded"
+            : "a response to no pending request: forwarded",
       });
       logMessage("agent→editor", item);
       toEditor.forward(item.raw, !item.unterminated);
