@@ -453,6 +453,27 @@ describe("startAcpProxy: recovering a parked agent", () => {
     ]);
   });
 
+  it("does not call a restart done that finished after the editor left", async () => {
+    const h = start();
+    await setUp(h);
+    h.editor.send(prompt(3));
+    await h.settle();
+    h.agent.send(webSearch("in_progress"));
+    await advance(100_000);
+    expect(h.agents).toHaveLength(2);
+    const second = h.agents[1]!;
+    answer(second, "initialize", { protocolVersion: 1, agentCapabilities: { loadSession: true } });
+    await h.settle();
+    answer(second, "authenticate", {});
+    await h.settle();
+    // The editor goes while the session is being loaded again; the load then completes.
+    h.closeEditor();
+    await h.settle();
+    answer(second, "session/load", {});
+    await h.settle();
+    expect(h.recorded("acp_agent_restarted")).toEqual([]);
+  });
+
   it("drops a late answer of the killed agent: every request gets exactly one response", async () => {
     const h = start();
     await setUp(h);

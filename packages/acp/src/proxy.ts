@@ -827,6 +827,10 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
         generation.state = "setting-up";
         setUp(generation, reload).then(
           () => {
+            // Set up after the editor left (or the process was replaced or died meanwhile):
+            // nothing was restarted for anyone.
+            if (stopping !== undefined || generation !== current || generation.state === "gone")
+              return;
             record("acp_agent_restarted", {
               generation: generation.number,
               pid: handle.pid,
