@@ -390,6 +390,11 @@ describe("runTurn", () => {
     agent.stdout(
       line({ type: "protocol", data: { version: "2.0" } }) +
         line({ type: "system", subtype: "init", session_id: SESSION }) +
+        line({
+          type: "assistant",
+          message: { role: "assistant", content: [{ type: "text", text: "ok" }] },
+          session_id: SESSION,
+        }) +
         line({ type: "result", subtype: "success", is_error: false, result: "ok" }),
     );
     await vi.waitFor(() => expect(agent.kills).toEqual(["unsupported protocol version 2.0"]));
@@ -398,6 +403,9 @@ describe("runTurn", () => {
       outcome: "abnormal",
       failure: { kind: "protocol", detail: "protocol version 2.0" },
     });
+    // Nor is it read: no session to resume, no work done, no answer (a fallback model starts
+    // afresh with the user's prompt).
+    expect(result).toMatchObject({ sessionId: undefined, progressed: false, answer: undefined });
     // The line itself is forwarded, as every line is.
     expect(stdout.bytes().toString()).toBe(line({ type: "protocol", data: { version: "2.0" } }));
     expect(records().find((record) => record.msg === "protocol_version")).toMatchObject({

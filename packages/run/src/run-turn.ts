@@ -562,6 +562,9 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
     // After an unsupported protocol version nothing more is forwarded (it is logged).
     let forwarded = forward && !protocolRejected ? events.length : 0;
     for (let index = 0; index < events.length; index += 1) {
+      // A stream in a protocol this side does not speak is logged, not read: what follows the
+      // version line is no progress, no session, no answer (the agent is being stopped).
+      if (protocolRejected) break;
       const event = events[index]!;
       if (observeEvent(context, monitor, facts, warnings, event)) {
         toolStarted = true;
