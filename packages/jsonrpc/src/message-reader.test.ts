@@ -30,7 +30,7 @@ describe("createMessageReader", () => {
     ]);
   });
 
-  it("distrusts the line right after a line cut short inside an object, and only it", () => {
+  it("distrusts what follows a line cut short inside an object, until its rest or the burst's end", () => {
     const smuggled =
       '{"jsonrpc":"2.0","id":1,"result":{"text":"a\n' +
       '{"jsonrpc":"2.0","id":1,"result":{"smuggled":true}}\n' +
@@ -40,19 +40,29 @@ describe("createMessageReader", () => {
     expect(summary(read(smuggled))).toEqual([
       "dropped truncated",
       "dropped smuggled",
-      "notification",
+      "dropped smuggled",
       "dropped not-json",
       "response",
     ]);
-    // A log line that only looks like the start of an object costs the next line at most,
-    // never every message after it.
-    const logLine = `{"note": "loading\n${RESPONSE}${RESPONSE}${RESPONSE}`;
-    expect(summary(read(logLine))).toEqual([
+    // A log line that only looks like the start of an object: what the peer writes after its
+    // burst ended (a chunk that ends with a newline) is read on its own again.
+    const reader = createMessageReader({ maxLineBytes: 1_024, guard: true });
+    const first = reader.push(Buffer.from(`{"note": "loading\n${RESPONSE}`));
+    const later = [...reader.push(Buffer.from(RESPONSE)), ...reader.push(Buffer.from(RESPONSE))];
+    expect(summary([...first, ...later])).toEqual([
       "dropped truncated",
       "dropped smuggled",
       "response",
       "response",
     ]);
+    // A burst split across chunks mid-line stays in doubt.
+    const split = createMessageReader({ maxLineBytes: 1_024, guard: true });
+    const cut = '{"jsonrpc":"2.0","id":1,"result":{"text":"a\n{"jsonrpc":"2.0","id":1,';
+    const items = [
+      ...split.push(Buffer.from(cut)),
+      ...split.push(Buffer.from('"result":{"smuggled":true}}\n')),
+    ];
+    expect(summary(items)).toEqual(["dropped truncated", "dropped smuggled"]);
   });
 
   it("trusts every line of a peer it is told to trust", () => {

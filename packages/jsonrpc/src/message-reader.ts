@@ -1,7 +1,8 @@
 // Reads one direction of newline-delimited JSON-RPC: lines out of chunks (byte for byte), each
 // classified; a line too long to hold streamed through in pieces while its envelope (top-level
 // `jsonrpc`, `id`, `method`) is read as it passes; and, for a peer that is not trusted, the
-// smuggling guard: only a line cut short inside an object may cast doubt on the line after it.
+// smuggling guard: only a line cut short inside an object may cast doubt on the lines after it,
+// and only on those of the same burst of output.
 // The framing is the project's one line reader (@cursor-wrap/events/line-reader); this module is
 // its JSON-RPC classifier.
 
@@ -90,11 +91,13 @@ export interface MessageReaderOptions {
   maxLineBytes: number;
   /**
    * For a peer whose output is not trusted: after a line that is the beginning of an object cut
-   * short (a raw newline inside a string), the line right after it may have been inside it (the
-   * message a naive splitter would take for one of its own), so a valid message there is
-   * dropped as `smuggled`. The doubt covers that one line: a line that is only a log line
-   * beginning with `{` must not cost every message after it (a bad line costs only itself,
-   * and at most the one after). Any other line affects no other.
+   * short (a raw newline inside a string), the lines that follow may have been inside it (the
+   * messages a naive splitter would take for its own), so valid messages among them are
+   * dropped as `smuggled`, until a line that is not JSON on its own (the rest of the broken
+   * one), or until the peer's output pauses at the end of a line: a chunk of input that ends
+   * with a newline. What was inside one message came in one burst with it; a log line that
+   * only begins like an object must not cost the answers the peer writes later. Any other
+   * line affects no other.
    */
   guard?: boolean;
   /** Members to read from lines too long to parse, besides `jsonrpc`, `id` and `method`. */
@@ -177,15 +180,17 @@ export function createMessageReader(options: MessageReaderOptions): MessageReade
   for (let index = 0; index < BATCH_MEMBERS; index += 1) {
     capture.push([index, "id"], [index, "method"]);
   }
-  // Set by a line cut short inside an object or array: the next line may have been in it.
+  // Set by a line cut short inside an object or array: what follows may have been in it.
   let suspect = false;
   let scanner: JsonScanner | undefined;
   let oversizeSuspect = false;
   let oversizeHead: Buffer = Buffer.alloc(0);
 
-  /** A line cut short casts doubt on the next line, and only on it. */
+  /** A line cut short starts the doubt; a line that is not JSON on its own ends it. */
   function updateSuspicion(message: JsonRpcMessage): void {
-    suspect = message.kind === "invalid" && message.reason === "truncated";
+    if (message.kind !== "invalid") return;
+    if (message.reason === "truncated") suspect = true;
+    else if (message.reason === "not-json" || message.reason === "not-utf8") suspect = false;
   }
 
   const line = (raw: Buffer, terminated: boolean): ReadItem => {
@@ -231,8 +236,17 @@ export function createMessageReader(options: MessageReaderOptions): MessageReade
     return { kind: "oversize", piece: oversize };
   };
 
-  return createLineReader<ReadItem>(
+  const lines = createLineReader<ReadItem>(
     { line, piece },
     { maxLineBytes: options.maxLineBytes, copyPartial: true },
   );
+  return {
+    push(chunk) {
+      const items = lines.push(chunk);
+      // The burst ended at the end of a line: what comes next was written after it.
+      if (chunk[chunk.length - 1] === 0x0a) suspect = false;
+      return items;
+    },
+    end: () => lines.end(),
+  };
 }
