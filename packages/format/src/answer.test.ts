@@ -85,4 +85,15 @@ describe("combineFormatters", () => {
     both.close();
     expect(text.text().length).toBeGreaterThan(answer.text().length);
   });
+
+  it("passes why the run failed on to each formatter's close", () => {
+    const events = sink();
+    const both = combineFormatters(
+      createAnswerFormatter(sink()),
+      createFormatter("events", events),
+    );
+    both.startTurn();
+    both.close("cannot start the agent");
+    expect(events.text()).toContain("the run ended before the turn did: cannot start the agent");
+  });
 });

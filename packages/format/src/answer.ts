@@ -71,6 +71,6 @@ export function combineFormatters(first: Formatter, ...rest: Formatter[]): Forma
     interrupt: () => each((formatter) => formatter.interrupt()),
     endTurn: (summary) => each((formatter) => formatter.endTurn(summary)),
     partialResult: () => first.partialResult(),
-    close: () => each((formatter) => formatter.close()),
+    close: (failure) => each((formatter) => formatter.close(failure)),
   };
 }

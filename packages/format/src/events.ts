@@ -181,8 +181,8 @@ export function createEventsFormatter(out: Output, options: ContractStreamOption
       stream.endTurn(summary);
       flush();
     },
-    close() {
-      stream.close();
+    close(failure) {
+      stream.close(failure);
       flush();
     },
   };
