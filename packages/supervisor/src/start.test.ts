@@ -286,6 +286,9 @@ describe("kill", () => {
     collect(agent.stdout);
     const [held] = await pidsWritten(1);
     expect(await agent.exited).toEqual({ code: 0, signal: null });
+    // A kill asked for after the exit (a Ctrl+C while its output drains) does nothing, and
+    // neither does a second Ctrl+C after it.
+    expect(await agent.kill("cancelled")).toMatchObject({ alreadyExited: true });
     agent.killSync();
     try {
       expect(isAlive(held!)).toBe(true);

@@ -234,6 +234,8 @@ export async function start(options: StartOptions): Promise<AgentProcess> {
   });
 
   let killing: Promise<KillReport> | undefined;
+  // A kill that began while the agent ran (not one asked for after its exit, which does nothing).
+  let killedRunning = false;
   let sampler: TreeSampler | undefined;
   return {
     pid: launched.pid,
@@ -261,6 +263,7 @@ export async function start(options: StartOptions): Promise<AgentProcess> {
             durationMs: 0,
           };
         }
+        killedRunning = true;
         const { steps, survivors } = await killTree({
           rootPid: launched.pid,
           token,
@@ -283,7 +286,7 @@ export async function start(options: StartOptions): Promise<AgentProcess> {
     killSync() {
       if (!exitInfo) {
         killTreeSync(launched.pid, token);
-      } else if (killing) {
+      } else if (killedRunning) {
         // A kill under way outlived the agent (a descendant ignores SIGTERM): what is left goes
         // now, found by the token. After a normal exit nothing is touched.
         killTreeSync(launched.pid, token, true);
