@@ -14,7 +14,13 @@ import {
   type ValidMessage,
 } from "@cursor-wrap/jsonrpc";
 import { formatBytes } from "@cursor-wrap/wording";
-import { errorData, forgetProgress, type LinkState, type RequestMeta } from "./link-state.js";
+import {
+  errorData,
+  forgetProgress,
+  type LinkState,
+  progressExpired,
+  type RequestMeta,
+} from "./link-state.js";
 import { progressKey, SERVER_GONE_CODE } from "./mcp-messages.js";
 import { logMessage } from "./message-log.js";
 import { describeRequest } from "./request-policy.js";
@@ -92,6 +98,9 @@ function failUnpassableAnswer(
   data?: Record<string, unknown>,
 ): void {
   const meta = request.meta;
+  // Answered in the server's place: progress still sent for it is late.
+  forgetProgress(state, meta);
+  progressExpired(state, meta);
   state.answered(meta.id);
   state.answer(
     errorResponse(
