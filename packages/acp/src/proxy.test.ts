@@ -774,7 +774,7 @@ describe("startAcpProxy: the editor's own cancel", () => {
     expect(first.find((message) => message.id === 41 && message.result !== undefined)).toEqual([
       { jsonrpc: "2.0", id: 41, result: { outcome: { outcome: "cancelled" } } },
     ]);
-    expect(h.recorded("acp_turn_end")).toMatchObject([{ outcome: "cancelled" }]);
+    expect(h.recorded("acp_turn_end")).toMatchObject([{ outcome: "recovered" }]);
     expect(h.recorded("acp_hang_detected")).toEqual([]);
   });
 });

@@ -482,8 +482,9 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       tool_calls: turn.toolCallCount,
       open_calls: openCalls(turn).length,
     });
-    // A turn the agent finished by itself: whatever went wrong before is behind it.
-    if (outcome === "completed") consecutiveRestarts = 0;
+    // A turn the agent finished by itself (also one it ended as cancelled when asked):
+    // whatever went wrong before is behind it.
+    if (outcome === "completed" || outcome === "cancelled") consecutiveRestarts = 0;
     timer.rearm();
   }
 
@@ -761,7 +762,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       summary: `${agentName} did not end the ${byEditor ? "turn the editor cancelled" : "cancelled turn"} within ${formatDuration(cancelGraceMs)}: the editor's prompt was answered "cancelled"`,
     });
     const span = at - (turn.recovery?.cancelledAt ?? at);
-    endTurn(turn, byEditor ? "cancelled" : "recovered", "cancelled");
+    endTurn(turn, "recovered", "cancelled");
     if (current.number !== turn.generation || current.state === "gone") return;
     // Parked or not: what its tree did since the cancel.
     const activity = sampleFor(turn);
@@ -862,6 +863,18 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     );
   }
 
+  /** Resolves a second after it is called, once the editor reads (see `wire`). */
+  function outputQuiet(): Promise<void> {
+    const startedAt = now();
+    return new Promise<void>((resolve) => {
+      const check = (): void => {
+        if (!editorBlocked || stopping !== undefined || now() - startedAt >= 60_000) resolve();
+        else setTimeout(check, 1_000).unref();
+      };
+      setTimeout(check, 1_000).unref();
+    });
+  }
+
   /** Read the agent's output, follow its exit, and write to it. */
   function wire(generation: Generation, handle: AcpAgentHandle): void {
     generation.writer = createMessageWriter(handle.stdin, {
@@ -895,11 +908,10 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       }
     });
     void handle.exited.then(async (exit) => {
-      // What it wrote before it died reaches the editor first.
-      await Promise.race([
-        outputEnded,
-        new Promise((resolve) => setTimeout(resolve, 1_000).unref()),
-      ]);
+      // What it wrote before it died reaches the editor first: its output is waited for, a
+      // second past its exit, not counting the time its pipe is not read because the editor's
+      // is full (unless the proxy is stopping, or that lasts a minute).
+      await Promise.race([outputEnded, outputQuiet()]);
       for (const item of generation.reader.end()) fromAgent(generation, item);
       agentGone(generation, exit);
     });
@@ -1531,7 +1543,12 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
         if (turn.prompts.size > 0) return;
         const stopReason = ok ? stringAt(result, "stopReason") : undefined;
         if (turn.recovery?.verdict === "cancel") {
-          endTurn(turn, ok ? "cancelled" : "error", stopReason);
+          // The agent ended the turn itself: `cancelled`, or an end it had reached anyway.
+          endTurn(
+            turn,
+            !ok ? "error" : stopReason === "cancelled" ? "cancelled" : "completed",
+            stopReason,
+          );
         } else if (turn.recovery) {
           record("acp_cancel_honoured", {
             session_id: turn.sessionId,
