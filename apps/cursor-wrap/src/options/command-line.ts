@@ -17,7 +17,7 @@ export type CommandLineItem =
 
 /** A run command line, taken apart by the two flag tables. */
 export interface CommandLine {
-  /** cursor-wrap's own settings given on the command line, by flag name (the last one wins). */
+  /** cursor-wrap's own settings given on the command line, by flag name (the last one wins; a list's values join). */
   given: Map<string, GivenValue>;
   /** Agent flags and words, in the user's order. */
   items: CommandLineItem[];

@@ -283,7 +283,7 @@ export function takeFlag(
 
 /** What a command line gives one of cursor-wrap's own commands. */
 export interface CommandFlags {
-  /** The table's flags given before `--`, by long name (the last one wins). */
+  /** The table's flags given before `--`, by long name (the last one wins; a list's values join). */
   given: Map<string, GivenValue>;
   /** Everything after `--`, as given (`mcp proxy -- <server command>`). */
   afterDashDash: string[];
