@@ -54,6 +54,17 @@ describe("cursor-wrap logs", () => {
     expect(byFile.stdout.toString()).toContain("All tests pass.");
   });
 
+  it("shows a capture of agent output as such: its events, no session header", async () => {
+    const capture = realCapture("reifying-cursor-hack--direct-sleep");
+    const shown = await runInProcess(["logs", "show", capture.path]);
+    expect(shown.code).toBe(0);
+    const out = shown.stdout.toString();
+    expect(out).toContain("(agent output only: no decisions of cursor-wrap)");
+    expect(out).toContain("`sleep 5`");
+    expect(out).not.toContain("unfinished");
+    expect(out).not.toContain("the log ends here");
+  });
+
   it("shows a session as a story: a header, each turn, and records in words", async () => {
     const hang = await run(["-p", "fix the build", "--idle-timeout", "500ms"], {
       scenario: "idle-hang",

@@ -1,8 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseLine } from "@cursor-wrap/events";
+import { realCaptures } from "@cursor-wrap/fixtures";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { decodeLogRecord, logEntryEvent } from "./raw-record.js";
 import { listMcpLogs, listSessions, readSessionLog } from "./read-logs.js";
@@ -104,6 +105,19 @@ describe("readSessionLog", () => {
       kinds.push(entry.kind === "record" ? String(entry.record.msg) : entry.kind);
     }
     expect(kinds).toEqual(["session_start", "raw", "text", "hang_detected", "session_end"]);
+  });
+
+  it("reads a capture of agent output back as its lines, each as the agent wrote it", async () => {
+    for (const capture of realCaptures()) {
+      const path = join(dir, `${capture.name}.jsonl`);
+      writeFileSync(path, capture.bytes);
+      const lines: Buffer[] = [];
+      for await (const entry of readSessionLog(path)) {
+        expect(entry.kind, capture.name).toBe("raw");
+        if (entry.kind === "raw") lines.push(Buffer.concat([entry.raw, Buffer.from(entry.eol)]));
+      }
+      expect(Buffer.concat(lines).equals(capture.bytes), capture.name).toBe(true);
+    }
   });
 
   it("gives a record too long to read back as damaged: its head and size, read in pieces", async () => {

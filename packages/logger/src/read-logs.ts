@@ -20,8 +20,13 @@ import type { SessionEnd } from "./session-log.js";
  */
 const READ_CAP = 256 * 1024 * 1024;
 
+/** Whether a line of JSON is one of cursor-wrap's records (pino's numeric level and a message). */
+const isLogRecord = (data: Record<string, unknown>): boolean =>
+  typeof data.level === "number" && typeof data.msg === "string";
+
 /**
- * Read a session log back, record by record, in order. `maxRecordBytes`: longer records come
+ * Read a session log back, record by record, in order; a file of agent output (a capture)
+ * reads back as its lines, `raw` entries. `maxRecordBytes`: longer records come
  * back as damaged (default 256 MiB).
  */
 export async function* readSessionLog(
@@ -45,9 +50,13 @@ export async function* readSessionLog(
         continue;
       }
       entries.push(
-        event.kind === "json"
-          ? decodeLogRecord(event.line, event.data)
-          : { kind: "damaged", line: event.line.toString("utf8"), truncated: event.eol === "" },
+        event.kind !== "json"
+          ? { kind: "damaged", line: event.line.toString("utf8"), truncated: event.eol === "" }
+          : isLogRecord(event.data)
+            ? decodeLogRecord(event.line, event.data)
+            : // Not one of cursor-wrap's records (a numeric level, a message): an agent's line,
+              // as a capture of its output holds them.
+              { kind: "raw", recvTs: 0, raw: event.line, eol: event.eol },
       );
     }
     return entries;
