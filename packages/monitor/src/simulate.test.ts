@@ -96,4 +96,21 @@ describe("simulate with liveness", () => {
     ]);
     expect(capture.verdict?.at).toBe(60_000);
   });
+
+  it("keeps a soft warning that comes with a probe, as a live run does", () => {
+    // Half the idle timeout: the warning is due where the monitor also asks for a sample.
+    const result = simulate(
+      [at(0, { type: "activity" }), at(30_000, { type: "liveness", cpuMs: 0 })],
+      {
+        idleTimeoutMs: 60_000,
+        warnFraction: 0.5,
+        liveness: {},
+        until: Number.POSITIVE_INFINITY,
+      },
+    );
+    expect(result.entries.map((entry) => entry.type)).toContain("warning");
+    expect(result.entries.find((entry) => entry.type === "warning")).toMatchObject({
+      warning: { kind: "idle" },
+    });
+  });
 });

@@ -90,7 +90,8 @@ export function simulate(
       const deadline = monitor.nextDeadline();
       if (deadline === undefined || deadline > to) return undefined;
       current = Math.max(current, deadline);
-      let result = monitor.check(current);
+      const first = monitor.check(current);
+      let result = first;
       if (result.probe) {
         const index = recordedSample(current);
         if (index === undefined) entries.push({ type: "unsampled", at: current });
@@ -101,6 +102,8 @@ export function simulate(
             : timed[index]!.signal;
         monitor.observe(sample, current);
         result = monitor.check(current);
+        // A soft warning is given once: the one the first look found is kept, as a live run keeps it.
+        if (first.warning && !result.warning) result = { ...result, warning: first.warning };
         if (result.working) entries.push({ type: "working", at: current, report: result.working });
       }
       if (result.warning) entries.push({ type: "warning", at: current, warning: result.warning });
