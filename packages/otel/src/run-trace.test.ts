@@ -6,6 +6,7 @@ import {
   hangGivenUp,
   hangThenSuccess,
   RUN_START,
+  rateLimitedThenSuccess,
   SESSION,
   type Step,
 } from "./__fixtures__/records.js";
@@ -159,6 +160,28 @@ describe("the trace of a run, as an OTLP/HTTP receiver gets it", () => {
     const [attempt] = named(spans, "attempt");
     expect(attempt!.attributes["error.type"]).toBe(ERROR_TIMEOUT);
     expect(attempt!.events.map((event) => event.name)).toEqual(["hang", "killed"]);
+  });
+
+  it("marks an attempt that failed and was retried as failed, with the failure it was retried after", async () => {
+    await traced(rateLimitedThenSuccess);
+    const spans = await receiver.waitFor((received) => received.length >= 3);
+    const [first, second] = named(spans, "attempt");
+    expect(first!.status).toMatchObject({ code: 2, message: "rate-limit" });
+    expect(first!.attributes["error.type"]).toBe("rate-limit");
+    expect(first!.events.map((event) => [event.name, event.attributes])).toEqual([
+      [
+        "failure",
+        {
+          "cursor_wrap.failure.kind": "rate-limit",
+          "cursor_wrap.summary": "Rate limit exceeded, try again in 1 second",
+        },
+      ],
+    ]);
+    // It ends when its turn did, not when the retry was decided.
+    expect(first!.endMs).toBe(Date.UTC(2026, 10, 24, 3, 0, 0) + 160);
+    expect(second!.status.code).not.toBe(2);
+    const [run] = named(spans, "invoke_agent cursor-agent");
+    expect(run!.status.code).not.toBe(2);
   });
 
   it("hands the agent the current attempt's context in TRACEPARENT, and keeps TRACESTATE", async () => {

@@ -144,7 +144,12 @@ interface Attempt {
   context: Context;
   verdict: string | undefined;
   killed: boolean;
+  /** Its status says why it failed already (a kill, or the failure the run gave up on). */
+  failed: boolean;
 }
+
+/** Outcomes of an attempt that are no failure of it. */
+const ATTEMPT_OK: ReadonlySet<string> = new Set(["completed", "cancelled"]);
 
 /** One line of at most `max` characters (attribute values end up in dashboards). */
 function clip(value: string, max = 500): string {
@@ -222,6 +227,19 @@ export function createRunTrace(options: RunTraceOptions = {}): RunTrace {
     }
   };
 
+  /**
+   * An attempt whose turn has ended, its span held open until the next record: a `retry`
+   * right after it names the failure it recovers from (only the last failure of a run has a
+   * record of its own).
+   */
+  let ending: { attempt: Attempt; at: Date } | undefined;
+  const endHeld = (): void => {
+    if (!ending) return;
+    const { attempt: held, at } = ending;
+    ending = undefined;
+    held.span.end(at);
+  };
+
   const endAttempt = (at: Date, fields: LogRecord | undefined): void => {
     const current = attempt;
     if (!current) return;
@@ -230,6 +248,12 @@ export function createRunTrace(options: RunTraceOptions = {}): RunTrace {
     if (fields) {
       const outcome = text(fields, "outcome");
       if (outcome !== undefined) current.span.setAttribute(CURSOR_WRAP.outcome, outcome);
+      // A turn that did not complete failed, retried or not.
+      if (outcome !== undefined && !ATTEMPT_OK.has(outcome) && !current.failed) {
+        current.failed = true;
+        current.span.setAttribute(GENAI.errorType, errorTypeOf(outcome));
+        current.span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+      }
       const model = text(fields, "model");
       if (model !== undefined) current.span.setAttribute(GENAI.responseModel, model);
       const sessionId = text(fields, "session_id");
@@ -243,13 +267,15 @@ export function createRunTrace(options: RunTraceOptions = {}): RunTrace {
         total = addUsage(total, usage);
       }
     }
-    current.span.end(at);
+    endHeld();
+    ending = { attempt: current, at };
   };
 
   const finish = (at: Date, exitCode: number, outcome: string, fields?: LogRecord): void => {
     if (ended) return;
     ended = true;
     endAttempt(at, undefined);
+    endHeld();
     run.setAttribute(CURSOR_WRAP.outcome, outcome);
     run.setAttribute(CURSOR_WRAP.exitCode, exitCode);
     if (total) run.setAttributes(usageAttributes(total));
@@ -272,6 +298,7 @@ export function createRunTrace(options: RunTraceOptions = {}): RunTrace {
       const atMs = timeOf(record) ?? lastAt;
       lastAt = atMs;
       const at = new Date(atMs);
+      if (message !== "retry") endHeld();
       switch (message) {
         case "agent_spawn": {
           endAttempt(at, undefined);
@@ -304,6 +331,7 @@ export function createRunTrace(options: RunTraceOptions = {}): RunTrace {
             context: trace.setSpan(runContext, span),
             verdict: undefined,
             killed: false,
+            failed: false,
           };
           return;
         }
@@ -369,6 +397,7 @@ export function createRunTrace(options: RunTraceOptions = {}): RunTrace {
         case "agent_killed": {
           if (!attempt) return;
           attempt.killed = true;
+          attempt.failed = true;
           const reason = text(record, "reason") ?? "killed";
           attempt.span.setAttribute(CURSOR_WRAP.killReason, clip(reason));
           attempt.span.setAttribute(
@@ -393,12 +422,33 @@ export function createRunTrace(options: RunTraceOptions = {}): RunTrace {
             at,
           );
           if (!attempt.killed) {
+            attempt.failed = true;
             attempt.span.setAttribute(GENAI.errorType, kind);
             attempt.span.setStatus({ code: SpanStatusCode.ERROR, message: kind });
           }
           return;
         }
         case "retry": {
+          // The failure the attempt that just ended is retried after, on its span (a kill, a
+          // hang's, tells its own story already).
+          const failed = ending?.attempt;
+          const failureKind = text(record, "kind");
+          if (failed && failureKind !== undefined && !failed.killed) {
+            failed.span.addEvent(
+              "failure",
+              {
+                [CURSOR_WRAP.failureKind]: failureKind,
+                [CURSOR_WRAP.summary]: clip(
+                  text(record, "detail") ?? text(record, "summary") ?? failureKind,
+                ),
+              },
+              at,
+            );
+            failed.failed = true;
+            failed.span.setAttribute(GENAI.errorType, failureKind);
+            failed.span.setStatus({ code: SpanStatusCode.ERROR, message: failureKind });
+          }
+          endHeld();
           const attributes: Attributes = {
             [CURSOR_WRAP.summary]: clip(text(record, "summary") ?? "retry"),
           };

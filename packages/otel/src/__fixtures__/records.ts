@@ -88,3 +88,23 @@ export const hangGivenUp: Step[] = [
   at(510, "turn_end", { outcome: "hang", duration_ms: 508, tool_calls: 0, attempt: 1 }),
   at(520, "session_end", { outcome: "hang", flagged: true, exit_code: 3 }),
 ];
+
+/** A -p run whose first attempt is rate limited (no record of its own: it is retried), then completes. */
+export const rateLimitedThenSuccess: Step[] = [
+  at(0, "session_start", { pid: 100 }),
+  at(2, "agent_spawn", { bin: "cursor-agent", args: ["--print"] }),
+  at(3, "agent_started", { pid: 4242 }),
+  at(150, "agent_exited", { code: 1 }),
+  at(160, "turn_end", { outcome: "abnormal", duration_ms: 158, tool_calls: 0, attempt: 1 }),
+  at(161, "retry", {
+    action: "resume",
+    kind: "rate-limit",
+    detail: "Rate limit exceeded, try again in 1 second",
+    wait_ms: 1_000,
+    summary: "rate limit: retry 1 of 3 in 1.0s, resuming the session",
+  }),
+  at(1_170, "wait_ended", {}),
+  at(1_171, "agent_spawn", { bin: "cursor-agent", args: ["--print", "--resume", SESSION] }),
+  at(1_300, "turn_end", { outcome: "completed", duration_ms: 129, tool_calls: 0, attempt: 2 }),
+  at(1_310, "session_end", { outcome: "completed", flagged: false, exit_code: 0 }),
+];
