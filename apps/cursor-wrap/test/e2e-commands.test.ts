@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { realCapture } from "@cursor-wrap/fixtures";
+import { openSessionLog } from "@cursor-wrap/logger";
 import { describe, expect, it } from "vitest";
 import { CLI, checkNoSurvivorsAfterAll, invocations, logFiles, run, wrap } from "./harness.js";
 import { runInProcess } from "./in-process.js";
@@ -233,9 +234,38 @@ describe("cursor-wrap replay", () => {
     const looser = await runInProcess(["replay", file!, "--idle-timeout", "1h"]);
     expect(looser.stdout.toString()).toContain("no verdict");
   });
+
+  it("does not assume silence after a turn the agent ended by exiting (a usage limit)", async () => {
+    const limited = await run(["-p", "x"], { scenario: "usage-limit" });
+    const [file] = logFiles(limited);
+    const replay = await runInProcess(["replay", file!, "--json"]);
+    const turns = JSON.parse(replay.stdout.toString()) as Array<{
+      assumed_silence_after_end: boolean;
+      verdict: unknown;
+    }>;
+    expect(turns.length).toBeGreaterThan(0);
+    for (const turn of turns) {
+      expect(turn.assumed_silence_after_end).toBe(false);
+      expect(turn.verdict).toBeNull();
+    }
+  });
 });
 
 describe("replay and logs at their edges", () => {
+  it("says an MCP or ACP proxy's log is not one it replays, and exits 1", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-proxy-log-"));
+    try {
+      const log = openSessionLog({ dir, kind: "mcp", name: "tracker", retentionMs: 0 });
+      log.decision("mcp_proxy_start", { server_id: "tracker" }, "info");
+      log.close({ outcome: "completed", flagged: false, exit_code: 0 });
+      const replay = await runInProcess(["replay", log.path]);
+      expect(replay.code).toBe(1);
+      expect(replay.stderr).toContain("is an MCP proxy's log (cursor-wrap logs show");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("carries the silence on after a capture cut off in a tool call, unless --tail 0", async () => {
     const capture = realCapture("reifying-cursor-hack--direct-sleep");
     const lines = readFileSync(capture.path, "utf8").split("\n");

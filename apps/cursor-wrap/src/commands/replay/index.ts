@@ -26,6 +26,7 @@ import {
 import { printError } from "../../print-error.js";
 import { readableFile } from "../../readable-file.js";
 import type { RunIo } from "../../run-io.js";
+import { UsageError } from "../../usage-error.js";
 
 /** The thresholds `replay` takes (the run command's flags of the same names). */
 export type ReplayThresholds = MonitorThresholds;
@@ -160,7 +161,10 @@ async function logTurns(path: string): Promise<{
   turns: RecordedTurn[];
   thresholds: Partial<ReplayThresholds>;
   damaged: { truncated: number; other: number };
+  /** The log is an MCP or ACP proxy's, which has no turns of a supervised run. */
+  proxy?: "MCP" | "ACP";
 }> {
+  let proxy: "MCP" | "ACP" | undefined;
   const turns: RecordedTurn[] = [];
   let thresholds: Partial<ReplayThresholds> = {};
   let turn: RecordedTurn | undefined;
@@ -172,6 +176,8 @@ async function logTurns(path: string): Promise<{
     }
     if (entry.kind === "record") {
       const { record } = entry;
+      if (record.msg === "mcp_proxy_start") proxy = "MCP";
+      else if (record.msg === "acp_proxy_start") proxy = "ACP";
       const at = Number(record.ts ?? record.time ?? 0);
       const role = replayRole(record.msg);
       if (record.msg === "options") thresholds = recordedThresholds(record);
@@ -223,7 +229,7 @@ async function logTurns(path: string): Promise<{
     turn.lines += 1;
     turn.endedAt = Math.max(turn.endedAt, entry.recvTs);
   }
-  return { turns, thresholds, damaged };
+  return { turns, thresholds, damaged, ...(proxy === undefined ? {} : { proxy }) };
 }
 
 function describe(entry: SimulationEntry): string {
@@ -277,6 +283,12 @@ export async function replayCommand(replay: ReplayOptions, io: RunIo): Promise<n
     ? await logTurns(file)
     : { turns: await captureTurns(file), thresholds: {}, damaged: { truncated: 0, other: 0 } };
   const { turns } = recorded;
+  if ("proxy" in recorded && recorded.proxy !== undefined && turns.length === 0) {
+    // Its requests and prompt turns are not a run's turns: `logs show` tells its story.
+    throw new UsageError(
+      `replay reads the logs of supervised runs and captures of agent output; ${terminalSafe(file)} is an ${recorded.proxy} proxy's log (cursor-wrap logs show ${terminalSafe(file)} shows it)`,
+    );
+  }
   // Flags and variables first, then what the log recorded, then the defaults.
   const options = {
     ...resolveOptions(MONITOR_FLAGS, { given: new Map(), env: {} }),
@@ -284,9 +296,11 @@ export async function replayCommand(replay: ReplayOptions, io: RunIo): Promise<n
     ...replay.thresholds,
   };
   const results = turns.map((turn, index) => {
-    // A turn that ends without a result and without a kill was stopped by something: carry the
-    // silence on to the verdict it would have met.
-    const assumedSilence = tailMs === undefined && !turn.hasResult && !turn.killed;
+    // A turn that ends without a result, a kill or the agent's own exit was stopped by
+    // something (the wrapper killed, a capture cut off): carry the silence on to the verdict it
+    // would have met. An agent that exited (a usage limit, a crash) ended its turn itself.
+    const exited = turn.signals.some(({ signal }) => signal.type === "exit");
+    const assumedSilence = tailMs === undefined && !turn.hasResult && !turn.killed && !exited;
     const simulation = simulate(turn.signals, {
       ...monitorOptions(options),
       startedAt: turn.startedAt,
