@@ -180,6 +180,8 @@ describe("the trace of a run, as an OTLP/HTTP receiver gets it", () => {
     // It ends when its turn did, not when the retry was decided.
     expect(first!.endMs).toBe(Date.UTC(2026, 10, 24, 3, 0, 0) + 160);
     expect(second!.status.code).not.toBe(2);
+    // The model the agent's init named, with no -m given.
+    expect(second!.attributes["gen_ai.response.model"]).toBe("Auto");
     const [run] = named(spans, "invoke_agent cursor-agent");
     expect(run!.status.code).not.toBe(2);
   });

@@ -254,7 +254,8 @@ export function createRunTrace(options: RunTraceOptions = {}): RunTrace {
         current.span.setAttribute(GENAI.errorType, errorTypeOf(outcome));
         current.span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
       }
-      const model = text(fields, "model");
+      // The model the agent said it answers with, else the one cursor-wrap chose for it.
+      const model = text(fields, "agent_model") ?? text(fields, "model");
       if (model !== undefined) current.span.setAttribute(GENAI.responseModel, model);
       const sessionId = text(fields, "session_id");
       if (sessionId !== undefined) {

@@ -165,7 +165,8 @@ describe("createReportBuilder", () => {
       exit_code: 2,
       failure: { kind: "hang", summary: expect.stringContaining("past its deadline") },
       stderr_tail: ["fatal: the build server went away"],
-      models: ["default"],
+      // No -m: the model the agent's init named.
+      models: ["Auto"],
     });
     expect(hang.attempts[0]!.killed).toEqual({ reason: "hang", duration_ms: 3100, survivors: 1 });
 

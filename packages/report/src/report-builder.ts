@@ -283,7 +283,8 @@ export function createReportBuilder(options: ReportBuilderOptions = {}): ReportB
           attempt.outcome = text(record, "outcome");
           attempt.toolCalls = count(record, "tool_calls") ?? attempt.toolCalls;
           attempt.attempt = count(record, "attempt") ?? attempt.attempt;
-          attempt.model = text(record, "model") ?? attempt.model;
+          // The model cursor-wrap chose, else the one asked for, else the one the agent named.
+          attempt.model = text(record, "model") ?? attempt.model ?? text(record, "agent_model");
           attempt.usage = tokenUsage(object(record, "usage"));
           attempt.sessionId = text(record, "session_id");
           sessionId = attempt.sessionId ?? sessionId;

@@ -431,6 +431,7 @@ function turnResult(
     lastStderr: facts.lastStderr,
     progressed: facts.progressed,
     answer: facts.resultText,
+    agentModel: facts.agentModel,
   };
   if (verdict) return { ...base, outcome: verdict.verdict, reason: verdict.reason };
   if (signal.aborted)

@@ -263,6 +263,7 @@ class Session {
       resources: resourceStats(),
       attempt: this.attempts.length + 1,
       ...(this.fallbackModel === undefined ? {} : { model: this.fallbackModel }),
+      ...(result.agentModel === undefined ? {} : { agent_model: result.agentModel }),
       ...(this.profile === undefined ? {} : { auth_profile: this.profile }),
       ...(result.usage ? { usage: result.usage } : {}),
     });

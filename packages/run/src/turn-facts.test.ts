@@ -29,8 +29,23 @@ describe("createTurnFacts", () => {
       expect(facts.resultReceived).toBe(result !== undefined);
       expect(facts.resultIsError).toBe(result?.isError === true);
       expect(facts.usage).toEqual(result?.usage);
+      // The model the first init names, as the agent wrote it.
+      const init = events.find(
+        (event) => event.kind === "json" && event.type === "system" && event.subtype === "init",
+      );
+      const named = init?.kind === "json" ? init.data.model : undefined;
+      expect(facts.agentModel).toBe(typeof named === "string" && named !== "" ? named : undefined);
     },
   );
+
+  it("takes the model the agent's init names", () => {
+    const init = parseLine(
+      '{"type":"system","subtype":"init","session_id":"s-1","model":"Claude 4.5 Sonnet"}\n',
+    );
+    const collector = createTurnFacts({ resuming: false });
+    collector.event(init, toMonitorSignal(init));
+    expect(collector.facts.agentModel).toBe("Claude 4.5 Sonnet");
+  });
 
   it("takes the first failure the agent reports, on stdout or stderr", () => {
     const collector = createTurnFacts({ resuming: false });

@@ -19,6 +19,8 @@ import {
 export interface TurnFacts {
   /** The session the agent announced (its first `system/init`). */
   sessionId: string | undefined;
+  /** The model its `system/init` named (`gpt-5`, `Auto`): the one it answers with. */
+  agentModel: string | undefined;
   /** The `result` event arrived. */
   resultReceived: boolean;
   resultIsError: boolean;
@@ -88,6 +90,7 @@ export function createTurnFacts(options: { resuming: boolean }): TurnFactsCollec
     streamStarted: false,
     reconnecting: false,
     progressed: false,
+    agentModel: undefined,
     protocolVersion: undefined,
     rejected: false,
   };
@@ -145,6 +148,10 @@ export function createTurnFacts(options: { resuming: boolean }): TurnFactsCollec
           if (facts.sessionId === undefined) {
             facts.sessionId = signal.sessionId;
             newSession = true;
+          }
+          if (facts.agentModel === undefined && event.kind === "json") {
+            const model = event.data.model;
+            if (typeof model === "string" && model !== "") facts.agentModel = model;
           }
           break;
         case "toolStart":

@@ -27,6 +27,8 @@ export interface TurnBase {
   progressed?: boolean;
   /** The result's text (the agent's answer), when the turn had a result with text. */
   answer?: string | undefined;
+  /** The model the agent said it runs on (its `system/init`), when it said. */
+  agentModel?: string | undefined;
 }
 
 /** How a turn ended, with what each outcome carries. */

@@ -105,6 +105,12 @@ export const rateLimitedThenSuccess: Step[] = [
   }),
   at(1_170, "wait_ended", {}),
   at(1_171, "agent_spawn", { bin: "cursor-agent", args: ["--print", "--resume", SESSION] }),
-  at(1_300, "turn_end", { outcome: "completed", duration_ms: 129, tool_calls: 0, attempt: 2 }),
+  at(1_300, "turn_end", {
+    outcome: "completed",
+    duration_ms: 129,
+    tool_calls: 0,
+    attempt: 2,
+    agent_model: "Auto",
+  }),
   at(1_310, "session_end", { outcome: "completed", flagged: false, exit_code: 0 }),
 ];

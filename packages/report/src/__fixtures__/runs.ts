@@ -213,6 +213,7 @@ export const hangRun: RunStep[] = [
       session_id: SESSION,
       resources: {},
       attempt: 1,
+      agent_model: "Auto",
     },
   },
   {
