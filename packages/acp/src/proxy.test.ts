@@ -654,6 +654,33 @@ describe("startAcpProxy: an editor that does not read", () => {
     expect(h.recorded("acp_hang_detected")).toHaveLength(1);
   });
 
+  it("waits for what an exited agent wrote while the editor was not reading", async () => {
+    const h = start();
+    await setUp(h);
+    h.editor.send(prompt(3));
+    await h.settle();
+    h.editor.hold();
+    for (let index = 0; index < 8; index += 1) {
+      h.agent.send(
+        update("sess-1", {
+          sessionUpdate: "agent_message_chunk",
+          content: { type: "text", text: "x".repeat(8_000) },
+        }),
+      );
+    }
+    // Its answer and its exit: both wait behind the editor's full pipe.
+    h.agent.send({ id: 3, result: { stopReason: "end_turn" } });
+    h.agent.exit();
+    await advance(5_000);
+    h.editor.release();
+    await h.settle();
+    await advance(2_000);
+    expect(h.editor.find((message) => message.id === 3)).toEqual([
+      { jsonrpc: "2.0", id: 3, result: { stopReason: "end_turn" } },
+    ]);
+    expect(h.recorded("acp_turn_end")).toMatchObject([{ outcome: "completed" }]);
+  });
+
   it("ends a line the agent left unfinished when it is replaced, so the editor gets its answer", async () => {
     const h = start({ maxLineBytes: 1_024 });
     await setUp(h);
