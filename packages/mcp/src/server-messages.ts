@@ -6,11 +6,14 @@
 import {
   classifyValue,
   errorResponse,
+  exactIdOfText,
   type JsonRpcId,
   loggedId,
   type OversizePiece,
   type PendingRequest,
+  pathKey,
   type ReadItem,
+  scanJson,
   type ValidMessage,
 } from "@cursor-wrap/jsonrpc";
 import { formatBytes } from "@cursor-wrap/wording";
@@ -89,6 +92,9 @@ function failOversizeAnswer(
     { maxLineBytes: state.maxLineBytes },
   );
 }
+
+/** Where a line's top-level id is, for the scanner. */
+const ID = pathKey(["id"]);
 
 /** A request answered with `what`, which cannot be passed on: an error now, not a timeout. */
 function failUnpassableAnswer(
@@ -250,6 +256,9 @@ export function createServerHandler(
     });
   };
 
+  // The last line cut short named an id (it began as an answer): what follows it is not trusted
+  // to settle anything.
+  let cutLineAnswered = false;
   return (item) => {
     switch (item.kind) {
       case "message":
@@ -263,11 +272,15 @@ export function createServerHandler(
             summary:
               "dropped a valid message that followed a line cut short: it may have been smuggled inside it",
           });
-          // Forged or real, the answer cannot be given: its request gets an error now (the line
-          // cut short, if it was the real answer, is lost), not a timeout.
+          // After a line that answered nothing (a log line that only began like an object),
+          // a dropped answer is most likely the server's own: its request gets an error now,
+          // not a timeout. After a cut answer, what follows may be forged: it settles nothing
+          // (that answer's own request was failed with it).
           const message = item.message;
           const request =
-            message?.kind === "response" ? state.pending.settle(message.id.key) : undefined;
+            message?.kind === "response" && !cutLineAnswered
+              ? state.pending.settle(message.id.key)
+              : undefined;
           if (request) {
             failUnpassableAnswer(
               state,
@@ -283,6 +296,15 @@ export function createServerHandler(
             summary: `dropped a line from the server that is not a JSON-RPC message (${item.reason})`,
           });
           // An answer the client cannot be given: its request gets an error now, not a timeout.
+          if (item.reason === "truncated") {
+            // A line cut short by a raw newline: when it began as an answer (its top-level id
+            // is in what came), that answer is lost.
+            const id = exactIdOfText(scanJson(item.line, { capture: [["id"]] }).captures.get(ID));
+            const cut = id === undefined ? undefined : state.pending.settle(id.key);
+            cutLineAnswered = id !== undefined;
+            if (cut) failUnpassableAnswer(state, cut, "a line cut short (a raw newline inside it)");
+            return;
+          }
           const request =
             item.reason === "not-utf8" ? answeredByInvalidText(state, item.line) : undefined;
           if (request) failUnpassableAnswer(state, request, "a line that is not valid UTF-8");
