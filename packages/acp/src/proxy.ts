@@ -606,7 +606,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       pids: sample?.pids.slice(0, 50),
     });
     // No way to look at the processes: silence alone decides.
-    if (!sample) return { type: "liveness", cpuMs: 0 };
+    if (!sample) return { type: "liveness", cpuMs: 0, unmeasured: true };
     const totals = generation.totals;
     totals.cpuMs += sample.cpuMs;
     if (sample.ioBytes !== undefined) totals.ioBytes = (totals.ioBytes ?? 0) + sample.ioBytes;

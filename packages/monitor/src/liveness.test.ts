@@ -181,6 +181,7 @@ describe("takeSample over a span too short to tell", () => {
         cpuMs,
         ioBytes: undefined,
         processes: pids.length,
+        unmeasured: false,
       });
       // Sampled again once the span can tell: (cpu + a tick per process) / 5%, from the baseline.
       expect(samples.retryAt).toBe(500 + Math.floor((cpuMs + 10 * pids.length) / 0.05) + 1);
@@ -193,7 +194,7 @@ describe("takeSample over a span too short to tell", () => {
     const samples = stateWith({
       samples: {
         lastSampleAt: 1_000,
-        undecided: { since: 500, cpuMs: 20, ioBytes: 40, processes: 1 },
+        undecided: { since: 500, cpuMs: 20, ioBytes: 40, processes: 1, unmeasured: false },
       },
     }).samples;
     takeSample(samples, { type: "liveness", cpuMs: 0, ioBytes: 10, pids: [7] }, 1_200, context);
@@ -208,11 +209,21 @@ describe("takeSample over a span too short to tell", () => {
     expect(samples.retryAt).toBeUndefined();
   });
 
+  it("says a tree it could not look at is taken as parked, with no figure", () => {
+    const samples = stateWith({ samples: { lastSampleAt: 0 } }).samples;
+    takeSample(samples, { type: "liveness", cpuMs: 0, unmeasured: true }, 60_000, context);
+    expect(samples.decision?.report).toMatchObject({ working: false, unmeasured: true });
+    expect(samples.decision?.report.message).toContain(
+      "the agent's processes could not be looked at: taken as parked",
+    );
+    expect(samples.decision?.report.message).not.toContain("CPU");
+  });
+
   it("drops an undecided span that began before the silence: the sample is a baseline", () => {
     const samples = stateWith({
       samples: {
         lastSampleAt: 1_000,
-        undecided: { since: 500, cpuMs: 20, ioBytes: undefined, processes: 1 },
+        undecided: { since: 500, cpuMs: 20, ioBytes: undefined, processes: 1, unmeasured: false },
       },
     }).samples;
     takeSample(samples, of(0), 1_500, { ...context, lastAt: 1_100, anchor: 1_100, due: 2_100 });

@@ -88,7 +88,9 @@ export function takeSample(
   let cpuMs = cpuOfSample;
   let ioBytes = ioOfSample;
   let processes = processesOfSample;
+  let unmeasured = signal.unmeasured === true;
   if (joined) {
+    unmeasured &&= undecided.unmeasured;
     cpuMs += undecided.cpuMs;
     ioBytes =
       ioBytes === undefined || undecided.ioBytes === undefined
@@ -100,7 +102,7 @@ export function takeSample(
   const working = isWorking(cpuMs, ioBytes, spanMs, liveness);
   const needed = spanToTellParked(cpuMs, processes, liveness);
   if (!working && spanMs <= needed) {
-    samples.undecided = { since, cpuMs, ioBytes, processes };
+    samples.undecided = { since, cpuMs, ioBytes, processes, unmeasured };
     if (now >= context.due) {
       // Sample again once the span can tell (sooner if that is far: the tree may change).
       const tellAt = Number.isFinite(needed) ? Math.floor(since + needed) + 1 : Infinity;
@@ -108,7 +110,7 @@ export function takeSample(
     }
     return;
   }
-  const report = livenessReport(working, spanMs, cpuMs, ioBytes, now - context.lastAt);
+  const report = livenessReport(working, spanMs, cpuMs, ioBytes, now - context.lastAt, unmeasured);
   samples.decision = { at: now, report };
   if (working) {
     samples.workingAt = now;

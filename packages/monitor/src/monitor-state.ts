@@ -49,7 +49,13 @@ export interface SampleState {
    * from its baseline at `since`; the next sample judges the two spans as one.
    */
   undecided:
-    | { since: number; cpuMs: number; ioBytes: number | undefined; processes: number }
+    | {
+        since: number;
+        cpuMs: number;
+        ioBytes: number | undefined;
+        processes: number;
+        unmeasured: boolean;
+      }
     | undefined;
 }
 

@@ -56,6 +56,7 @@ export function livenessReport(
   cpuMs: number,
   ioBytes: number | undefined,
   quietMs: number,
+  unmeasured = false,
 ): LivenessReport {
   const moved = ioBytes === undefined ? "" : `, ${formatBytes(ioBytes)} moved`;
   const report: LivenessReport = {
@@ -63,9 +64,12 @@ export function livenessReport(
     spanMs: Math.round(spanMs),
     cpuMs: Math.round(cpuMs),
     quietMs: Math.round(quietMs),
-    message: `quiet for ${formatDuration(quietMs)}, ${working ? "working" : "parked"}: ${formatDuration(cpuMs)} CPU${moved} in ${formatDuration(spanMs)}`,
+    message: unmeasured
+      ? `quiet for ${formatDuration(quietMs)}; the agent's processes could not be looked at: taken as parked`
+      : `quiet for ${formatDuration(quietMs)}, ${working ? "working" : "parked"}: ${formatDuration(cpuMs)} CPU${moved} in ${formatDuration(spanMs)}`,
   };
   if (ioBytes !== undefined) report.ioBytes = Math.round(ioBytes);
+  if (unmeasured) report.unmeasured = true;
   return report;
 }
 
@@ -75,6 +79,9 @@ export function livenessNote(state: MonitorState, thresholds: Thresholds, now: n
   if (!liveness) return "";
   const { decision } = state.samples;
   if (decision && decision.at >= quietAnchor(state) && !decision.report.working) {
+    if (decision.report.unmeasured) {
+      return "; the agent's processes could not be looked at (taken as parked)";
+    }
     const { cpuMs, ioBytes, spanMs } = decision.report;
     const moved = ioBytes === undefined ? "" : `, ${formatBytes(ioBytes)} moved`;
     return `; the agent's processes were idle too (${formatDuration(cpuMs)} CPU${moved} in ${formatDuration(spanMs)})`;

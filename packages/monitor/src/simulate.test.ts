@@ -95,6 +95,11 @@ describe("simulate with liveness", () => {
       "verdict",
     ]);
     expect(capture.verdict?.at).toBe(60_000);
+    // Nothing was measured there: the verdict says so, with no figure.
+    expect(capture.verdict?.reason.message).toContain(
+      "the agent's processes could not be looked at (taken as parked)",
+    );
+    expect(capture.verdict?.reason.message).not.toMatch(/CPU|moved/);
   });
 
   it("keeps a soft warning that comes with a probe, as a live run does", () => {

@@ -98,7 +98,7 @@ export function simulate(
         else used.add(index);
         const sample =
           index === undefined
-            ? { type: "liveness" as const, cpuMs: 0, ioBytes: 0 }
+            ? { type: "liveness" as const, cpuMs: 0, unmeasured: true }
             : timed[index]!.signal;
         monitor.observe(sample, current);
         result = monitor.check(current);

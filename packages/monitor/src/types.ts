@@ -78,6 +78,11 @@ export interface LivenessSignal extends SignalBase {
   ioBytes?: number;
   /** The tree's processes now; background work whose pid is missing has ended. */
   pids?: readonly number[];
+  /**
+   * The tree could not be looked at (no process table here, no sample recorded): `cpuMs` is
+   * not a measurement, the agent is taken as parked, and messages say so instead of a figure.
+   */
+  unmeasured?: boolean;
 }
 
 /** The agent reported its final result; from now on only the process exit is expected. */
@@ -169,6 +174,8 @@ export interface LivenessReport {
   ioBytes?: number;
   /** Silence so far, ms. */
   quietMs: number;
+  /** No sample of the span could look at the tree: taken as parked, no figure measured. */
+  unmeasured?: boolean;
   /** E.g. `quiet for 2m, working: 4.1s CPU, 3.2 MB moved in 30.0s`. */
   message: string;
 }

@@ -243,7 +243,7 @@ function sampleLiveness(
     cost_ms: sample === undefined ? undefined : Math.round(sample.costMs * 1000) / 1000,
   });
   // No way to look at the processes (an unusual system): silence alone decides, as before.
-  if (!sample) return { type: "liveness", cpuMs: 0 };
+  if (!sample) return { type: "liveness", cpuMs: 0, unmeasured: true };
   return {
     type: "liveness",
     cpuMs: sample.cpuMs,
