@@ -241,6 +241,10 @@ export function applySignal(
   now: number,
 ): Oddity | undefined {
   if (now > state.lastAt) state.lastAt = now;
+  // A line beside the stream before the stream's first: alive, still starting.
+  if (signal.type === "activity" && signal.aside === true && state.lastEventType === undefined) {
+    return undefined;
+  }
   state.lastEventType = signal.eventType ?? signal.type;
   if (state.exited) return undefined;
   if (signal.type === "backgroundEnd") {

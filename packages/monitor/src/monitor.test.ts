@@ -623,6 +623,17 @@ describe("quiet but working (liveness)", () => {
     const g = fixture({ firstOutputMs: 180 * S });
     g.send(1 * S, thinking);
     expect(g.verdict(61 * S)).toBe("hang");
+    // A line on stderr first (a warning, an update notice) is alive, but not the stream: the
+    // start-up allowance runs on from it, and the stream's first line ends it.
+    const h = fixture({ firstOutputMs: 180 * S });
+    h.send(1 * S, { type: "activity", eventType: "stderr", aside: true });
+    expect(h.monitor.snapshot().phase).toBe("starting");
+    expect(h.verdict(180 * S)).toBe("ok");
+    expect(h.verdict(181 * S)).toBe("hang");
+    const k = fixture({ firstOutputMs: 180 * S });
+    k.send(1 * S, { type: "activity", eventType: "stderr", aside: true });
+    k.send(2 * S, thinking);
+    expect(k.verdict(62 * S)).toBe("hang");
   });
 
   it("extends the exit grace while the agent drains after its result, up to a cap", () => {

@@ -95,6 +95,12 @@ export interface ActivitySignal extends SignalBase {
   type: "activity";
   /** What the agent is busy with, for {@link MonitorSnapshot.phase}. */
   phase?: "thinking" | "responding";
+  /**
+   * A sign of life beside the stream (a line on the agent's stderr): it ends the current
+   * silence, but it is not the stream's first output, so until that comes the start-up
+   * allowance (`firstOutputMs`) still applies.
+   */
+  aside?: boolean;
 }
 
 /** The agent process exited: nothing can hang any more. */

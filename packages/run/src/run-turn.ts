@@ -592,7 +592,7 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
     },
     mode: settings.stderrMode,
     onLine(line) {
-      monitor.observe({ type: "activity", eventType: "stderr" }, now());
+      monitor.observe({ type: "activity", eventType: "stderr", aside: true }, now());
       if (!line.json) facts.stderrText(line.text);
       // An error event the agent wrote on stderr only (mirrored ones name the same failure).
       else if (line.event.kind === "json" && line.event.type === "error")

@@ -195,7 +195,7 @@ async function logTurns(path: string): Promise<{
         };
         turns.push(turn);
       } else if (turn && record.stream === "stderr") {
-        turn.signals.push({ at, signal: { type: "activity", eventType: "stderr" } });
+        turn.signals.push({ at, signal: { type: "activity", eventType: "stderr", aside: true } });
       } else if (turn && role === "liveness") {
         // A recorded sample of the agent's processes: the monitor's answer when it asks again.
         const cpuMs = typeof record.cpu_ms === "number" ? record.cpu_ms : 0;
