@@ -793,7 +793,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       handle: undefined,
       writer: undefined,
       // The agent's output is not trusted: a message after a line cut short is not passed on.
-      reader: createMessageReader({ maxLineBytes, guard: true }),
+      reader: createMessageReader({ maxLineBytes, guard: true, now }),
       state: "starting",
       endedBecause: undefined,
       exit: undefined,

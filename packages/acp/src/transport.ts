@@ -173,10 +173,13 @@ export function parseLine(line: Buffer, raw: Buffer, unterminated: boolean): Inc
 export function createMessageReader(options: {
   maxLineBytes: number;
   guard?: boolean;
+  /** Monotonic clock, ms: the guard's doubt ends at a pause in the agent's output. */
+  now?: () => number;
 }): MessageReader {
   const reader = createJsonRpcReader({
     maxLineBytes: options.maxLineBytes,
     ...(options.guard ? { guard: true } : {}),
+    ...(options.now ? { now: options.now } : {}),
   });
   const convert = (items: ReadItem[]): Incoming[] =>
     items.map((item): Incoming => {

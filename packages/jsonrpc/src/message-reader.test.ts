@@ -44,10 +44,12 @@ describe("createMessageReader", () => {
       "dropped not-json",
       "response",
     ]);
-    // A log line that only looks like the start of an object: what the peer writes after its
-    // burst ended (a chunk that ends with a newline) is read on its own again.
-    const reader = createMessageReader({ maxLineBytes: 1_024, guard: true });
+    // A log line that only looks like the start of an object: what the peer writes after a
+    // pause in its output is read on its own again.
+    let clock = 0;
+    const reader = createMessageReader({ maxLineBytes: 1_024, guard: true, now: () => clock });
     const first = reader.push(Buffer.from(`{"note": "loading\n${RESPONSE}`));
+    clock += 150;
     const later = [...reader.push(Buffer.from(RESPONSE)), ...reader.push(Buffer.from(RESPONSE))];
     expect(summary([...first, ...later])).toEqual([
       "dropped truncated",
@@ -55,14 +57,21 @@ describe("createMessageReader", () => {
       "response",
       "response",
     ]);
-    // A burst split across chunks mid-line stays in doubt.
-    const split = createMessageReader({ maxLineBytes: 1_024, guard: true });
-    const cut = '{"jsonrpc":"2.0","id":1,"result":{"text":"a\n{"jsonrpc":"2.0","id":1,';
+    // A writer that flushes at every newline: its lines come as chunks of their own, without a
+    // pause, and stay in doubt.
+    const flushed = createMessageReader({ maxLineBytes: 1_024, guard: true, now: () => clock });
     const items = [
-      ...split.push(Buffer.from(cut)),
-      ...split.push(Buffer.from('"result":{"smuggled":true}}\n')),
-    ];
-    expect(summary(items)).toEqual(["dropped truncated", "dropped smuggled"]);
+      '{"jsonrpc":"2.0","id":1,"result":{"text":"a\n',
+      '{"jsonrpc":"2.0","id":1,"result":{"smuggled":true}}\n',
+      '{"jsonrpc":"2.0","id":1,"result":{"smuggled":2}}\n',
+      'rest"}}\n',
+    ].flatMap((line) => flushed.push(Buffer.from(line)));
+    expect(summary(items)).toEqual([
+      "dropped truncated",
+      "dropped smuggled",
+      "dropped smuggled",
+      "dropped not-json",
+    ]);
   });
 
   it("trusts every line of a peer it is told to trust", () => {

@@ -2,7 +2,7 @@
 // classified; a line too long to hold streamed through in pieces while its envelope (top-level
 // `jsonrpc`, `id`, `method`) is read as it passes; and, for a peer that is not trusted, the
 // smuggling guard: only a line cut short inside an object may cast doubt on the lines after it,
-// and only on those of the same burst of output.
+// and only on those that come before the peer's output pauses.
 // The framing is the project's one line reader (@cursor-wrap/events/line-reader); this module is
 // its JSON-RPC classifier.
 
@@ -94,12 +94,17 @@ export interface MessageReaderOptions {
    * short (a raw newline inside a string), the lines that follow may have been inside it (the
    * messages a naive splitter would take for its own), so valid messages among them are
    * dropped as `smuggled`, until a line that is not JSON on its own (the rest of the broken
-   * one), or until the peer's output pauses at the end of a line: a chunk of input that ends
-   * with a newline. What was inside one message came in one burst with it; a log line that
-   * only begins like an object must not cost the answers the peer writes later. Any other
-   * line affects no other.
+   * one), or until the peer's output pauses: input that comes `burstGapMs` or more after the
+   * previous input. What was inside one message was written with it, at once (even a writer
+   * that flushes at every newline writes its lines microseconds apart); a log line that only
+   * begins like an object must not cost the answers the peer writes later. Any other line
+   * affects no other.
    */
   guard?: boolean;
+  /** With `guard`: the pause in the peer's output that ends the doubt, ms. Default 100. */
+  burstGapMs?: number;
+  /** Monotonic clock, ms, for `burstGapMs`. Default `performance.now`. */
+  now?: () => number;
   /** Members to read from lines too long to parse, besides `jsonrpc`, `id` and `method`. */
   oversizeCapture?: readonly JsonPath[];
 }
@@ -112,6 +117,8 @@ export interface MessageReader {
 }
 
 const ENVELOPE: readonly JsonPath[] = [["jsonrpc"], ["id"], ["method"]];
+/** The pause in a peer's output that ends the guard's doubt, ms (see `burstGapMs`). */
+const DEFAULT_BURST_GAP_MS = 100;
 const BATCH_MEMBERS = 16;
 
 function stringFromText(text: string | undefined): string | undefined {
@@ -182,6 +189,9 @@ export function createMessageReader(options: MessageReaderOptions): MessageReade
   }
   // Set by a line cut short inside an object or array: what follows may have been in it.
   let suspect = false;
+  const now = options.now ?? (() => performance.now());
+  const burstGapMs = options.burstGapMs ?? DEFAULT_BURST_GAP_MS;
+  let lastInputAt = Number.NEGATIVE_INFINITY;
   let scanner: JsonScanner | undefined;
   let oversizeSuspect = false;
   let oversizeHead: Buffer = Buffer.alloc(0);
@@ -242,10 +252,11 @@ export function createMessageReader(options: MessageReaderOptions): MessageReade
   );
   return {
     push(chunk) {
-      const items = lines.push(chunk);
-      // The burst ended at the end of a line: what comes next was written after it.
-      if (chunk[chunk.length - 1] === 0x0a) suspect = false;
-      return items;
+      // Input after a pause was written after it: not inside what came before the pause.
+      const at = now();
+      if (at - lastInputAt >= burstGapMs) suspect = false;
+      lastInputAt = at;
+      return lines.push(chunk);
     },
     end: () => lines.end(),
   };

@@ -160,7 +160,8 @@ describe("linkMcpPeers: odd lines cost only themselves (item 3)", () => {
       { error: { code: SERVER_GONE_CODE, message: expect.stringContaining("line cut short") } },
     ]);
     expect(t.names()).toContain("mcp_smuggled_line");
-    // The doubt covered that one line: the next answer passes.
+    // The doubt ends with the burst: an answer the server writes after a pause passes.
+    await vi.advanceTimersByTimeAsync(200);
     t.reply({ id: 2, result: { ok: true } });
     await settle();
     expect(t.answersFor(2)).toEqual([{ jsonrpc: "2.0", id: 2, result: { ok: true } }]);
@@ -184,9 +185,23 @@ describe("linkMcpPeers: lines cut short", () => {
       { error: { code: SERVER_GONE_CODE, message: expect.stringContaining("a line cut short") } },
     ]);
     expect(t.answersFor(2)).toEqual([]);
+    await vi.advanceTimersByTimeAsync(200);
     t.reply({ id: 2, result: { ok: true } });
     await settle();
     expect(t.answersFor(2)).toEqual([{ jsonrpc: "2.0", id: 2, result: { ok: true } }]);
+  });
+
+  it("takes a cut request of the server's for no answer: its id is the server's own", async () => {
+    const t = setUp();
+    t.send(call(1));
+    await settle();
+    t.reply('{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"text":"a\n');
+    await settle();
+    expect(t.answersFor(1)).toEqual([]);
+    await vi.advanceTimersByTimeAsync(200);
+    t.reply({ id: 1, result: { ok: true } });
+    await settle();
+    expect(t.answersFor(1)).toEqual([{ jsonrpc: "2.0", id: 1, result: { ok: true } }]);
   });
 
   it("fails at once an answer dropped after a log line that only began like an object", async () => {

@@ -181,7 +181,11 @@ export function linkMcpPeers(options: McpLinkOptions): McpLink {
     oversizeCapture: CLIENT_OVERSIZE_CAPTURE,
   });
   const fromClient = createClientHandler(state);
-  const serverReader = createMessageReader({ maxLineBytes: options.maxLineBytes, guard: true });
+  const serverReader = createMessageReader({
+    maxLineBytes: options.maxLineBytes,
+    guard: true,
+    now: options.now,
+  });
   const fromServer = createServerHandler(state, { maxServerRequests: options.maxServerRequests });
 
   const onClientData = (chunk: Buffer): void => {

@@ -93,8 +93,9 @@ function failOversizeAnswer(
   );
 }
 
-/** Where a line's top-level id is, for the scanner. */
+/** Where a line's top-level id and method are, for the scanner. */
 const ID = pathKey(["id"]);
+const METHOD = pathKey(["method"]);
 
 /** A request answered with `what`, which cannot be passed on: an error now, not a timeout. */
 function failUnpassableAnswer(
@@ -297,9 +298,11 @@ export function createServerHandler(
           });
           // An answer the client cannot be given: its request gets an error now, not a timeout.
           if (item.reason === "truncated") {
-            // A line cut short by a raw newline: when it began as an answer (its top-level id
-            // is in what came), that answer is lost.
-            const id = exactIdOfText(scanJson(item.line, { capture: [["id"]] }).captures.get(ID));
+            // A line cut short by a raw newline: when it began as an answer (a top-level id and
+            // no method in what came; a request of the server's has ids of its own), that
+            // answer is lost.
+            const head = scanJson(item.line, { capture: [["id"], ["method"]] }).captures;
+            const id = head.has(METHOD) ? undefined : exactIdOfText(head.get(ID));
             const cut = id === undefined ? undefined : state.pending.settle(id.key);
             cutLineAnswered = id !== undefined;
             if (cut) failUnpassableAnswer(state, cut, "a line cut short (a raw newline inside it)");
