@@ -9,6 +9,7 @@ import {
   rateLimitedThenSuccess,
   SESSION,
   type Step,
+  usageLimitGivenUp,
 } from "./__fixtures__/records.js";
 import { ERROR_TIMEOUT, GENAI, OPERATION } from "./genai-attributes.js";
 import { openRunTrace } from "./open-run-trace.js";
@@ -184,6 +185,16 @@ describe("the trace of a run, as an OTLP/HTTP receiver gets it", () => {
     expect(second!.attributes["gen_ai.response.model"]).toBe("Auto");
     const [run] = named(spans, "invoke_agent cursor-agent");
     expect(run!.status.code).not.toBe(2);
+  });
+
+  it("puts the failure a run gives up on, recorded after the turn's end, on its attempt", async () => {
+    await traced(usageLimitGivenUp);
+    const spans = await receiver.waitFor((received) => received.length >= 2);
+    const [attempt] = named(spans, "attempt");
+    expect(attempt!.status).toMatchObject({ code: 2, message: "usage-limit" });
+    expect(attempt!.attributes["error.type"]).toBe("usage-limit");
+    expect(attempt!.events.map((event) => event.name)).toEqual(["failure"]);
+    expect(attempt!.endMs).toBe(Date.UTC(2026, 10, 24, 3, 0, 0) + 160);
   });
 
   it("hands the agent the current attempt's context in TRACEPARENT, and keeps TRACESTATE", async () => {

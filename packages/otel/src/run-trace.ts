@@ -151,6 +151,17 @@ interface Attempt {
 /** Outcomes of an attempt that are no failure of it. */
 const ATTEMPT_OK: ReadonlySet<string> = new Set(["completed", "cancelled"]);
 
+/**
+ * Records that come after a failed attempt's `turn_end` and are about it: its span stays open
+ * through them (the retry that names its failure, or the failure the run gives up on).
+ */
+const ABOUT_THE_LAST_ATTEMPT: ReadonlySet<string> = new Set([
+  "retry",
+  "agent_failure",
+  "abnormal_exit",
+  "attempts_summary",
+]);
+
 /** One line of at most `max` characters (attribute values end up in dashboards). */
 function clip(value: string, max = 500): string {
   return value.length <= max ? value : `${value.slice(0, max - 1)}…`;
@@ -269,7 +280,10 @@ export function createRunTrace(options: RunTraceOptions = {}): RunTrace {
       }
     }
     endHeld();
-    ending = { attempt: current, at };
+    // Only a failed attempt has records after its end (a retry, the failure given up on): a
+    // completed one ends now (an interactive session's next prompt may be minutes away).
+    if (current.failed) ending = { attempt: current, at };
+    else current.span.end(at);
   };
 
   const finish = (at: Date, exitCode: number, outcome: string, fields?: LogRecord): void => {
@@ -299,7 +313,7 @@ export function createRunTrace(options: RunTraceOptions = {}): RunTrace {
       const atMs = timeOf(record) ?? lastAt;
       lastAt = atMs;
       const at = new Date(atMs);
-      if (message !== "retry") endHeld();
+      if (!ABOUT_THE_LAST_ATTEMPT.has(message)) endHeld();
       switch (message) {
         case "agent_spawn": {
           endAttempt(at, undefined);
@@ -411,30 +425,33 @@ export function createRunTrace(options: RunTraceOptions = {}): RunTrace {
         }
         case "agent_failure":
         case "abnormal_exit": {
-          if (!attempt) return;
+          // Written after the attempt's turn_end: the attempt held open, else a running one.
+          const failed = ending?.attempt ?? attempt;
+          if (!failed) return;
           const kind =
             message === "abnormal_exit" ? "abnormal_exit" : (text(record, "kind") ?? "failure");
-          attempt.span.addEvent(
+          failed.span.addEvent(
             "failure",
             {
               [CURSOR_WRAP.failureKind]: kind,
               [CURSOR_WRAP.summary]: clip(text(record, "summary") ?? kind),
             },
-            at,
+            failed === ending?.attempt ? ending.at : at,
           );
-          if (!attempt.killed) {
-            attempt.failed = true;
-            attempt.span.setAttribute(GENAI.errorType, kind);
-            attempt.span.setStatus({ code: SpanStatusCode.ERROR, message: kind });
+          if (!failed.killed) {
+            failed.failed = true;
+            failed.span.setAttribute(GENAI.errorType, kind);
+            failed.span.setStatus({ code: SpanStatusCode.ERROR, message: kind });
           }
           return;
         }
         case "retry": {
           // The failure the attempt that just ended is retried after, on its span (a kill, a
           // hang's, tells its own story already).
-          const failed = ending?.attempt;
+          const held = ending;
+          const failed = held?.attempt;
           const failureKind = text(record, "kind");
-          if (failed && failureKind !== undefined && !failed.killed) {
+          if (held && failed && failureKind !== undefined && !failed.killed) {
             failed.span.addEvent(
               "failure",
               {
@@ -443,7 +460,7 @@ export function createRunTrace(options: RunTraceOptions = {}): RunTrace {
                   text(record, "detail") ?? text(record, "summary") ?? failureKind,
                 ),
               },
-              at,
+              held.at,
             );
             failed.failed = true;
             failed.span.setAttribute(GENAI.errorType, failureKind);

@@ -114,3 +114,19 @@ export const rateLimitedThenSuccess: Step[] = [
   }),
   at(1_310, "session_end", { outcome: "completed", flagged: false, exit_code: 0 }),
 ];
+
+/** A -p run that gives up on a usage limit: the failure is recorded after the attempt's turn_end. */
+export const usageLimitGivenUp: Step[] = [
+  at(0, "session_start", { pid: 100 }),
+  at(2, "agent_spawn", { bin: "cursor-agent", args: ["--print"] }),
+  at(3, "agent_started", { pid: 4242 }),
+  at(150, "agent_exited", { code: 1 }),
+  at(160, "turn_end", { outcome: "abnormal", duration_ms: 158, tool_calls: 0, attempt: 1 }),
+  at(161, "attempts_summary", { attempts: 1 }),
+  at(162, "agent_failure", {
+    kind: "usage-limit",
+    summary: "cursor-agent has hit a usage limit",
+    gave_up: "usage limit: no fallback model is configured",
+  }),
+  at(170, "session_end", { outcome: "failure", flagged: true, exit_code: 1 }),
+];
