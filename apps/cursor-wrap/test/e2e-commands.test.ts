@@ -252,6 +252,36 @@ describe("cursor-wrap replay", () => {
 });
 
 describe("replay and logs at their edges", () => {
+  it("says a sample that could not look at the processes was none, not 0 ms of CPU", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-unmeasured-"));
+    try {
+      const t0 = Date.UTC(2026, 10, 25, 12, 0, 0);
+      const record = (offset: number, msg: string, fields: object = {}) =>
+        JSON.stringify({ level: 20, time: t0 + offset, ts: t0 + offset, msg, ...fields });
+      const file = join(dir, "cursor-wrap-2026-11-25T12-00-00-000Z-s.jsonl");
+      writeFileSync(
+        file,
+        `${[
+          record(0, "agent_spawn", { bin: "cursor-agent", args: ["--print"] }),
+          record(100, "raw_event", {
+            recv_ts: t0 + 100,
+            raw: { type: "system", subtype: "init", session_id: "s" },
+          }),
+          // A system without a process table: the run logged samples with no figures.
+          record(30_100, "liveness_sample", { processes: 0 }),
+          record(60_100, "liveness_sample", { processes: 0 }),
+          record(60_200, "agent_killed", { reason: "hang" }),
+        ].join("\n")}\n`,
+      );
+      const replay = await runInProcess(["replay", file, "--idle-timeout", "1m"]);
+      const out = replay.stdout.toString();
+      expect(out).toContain("the agent's processes could not be looked at (taken as parked)");
+      expect(out).not.toContain("0ms CPU");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("says an MCP or ACP proxy's log is not one it replays, and exits 1", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-proxy-log-"));
     try {

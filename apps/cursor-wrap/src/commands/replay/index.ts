@@ -198,8 +198,13 @@ async function logTurns(path: string): Promise<{
         turn.signals.push({ at, signal: { type: "activity", eventType: "stderr", aside: true } });
       } else if (turn && role === "liveness") {
         // A recorded sample of the agent's processes: the monitor's answer when it asks again.
-        const cpuMs = typeof record.cpu_ms === "number" ? record.cpu_ms : 0;
-        const signal: MonitorSignal = { type: "liveness", cpuMs };
+        // No figure recorded: the run could not look at the processes (it said so, not 0 ms).
+        const measured = typeof record.cpu_ms === "number";
+        const signal: MonitorSignal = {
+          type: "liveness",
+          cpuMs: measured ? (record.cpu_ms as number) : 0,
+          ...(measured ? {} : { unmeasured: true }),
+        };
         if (typeof record.io_bytes === "number") signal.ioBytes = record.io_bytes;
         if (Array.isArray(record.pids)) {
           signal.pids = record.pids.filter((pid): pid is number => typeof pid === "number");
