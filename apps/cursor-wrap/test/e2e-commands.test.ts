@@ -55,6 +55,24 @@ describe("cursor-wrap logs", () => {
     expect(byFile.stdout.toString()).toContain("All tests pass.");
   });
 
+  it("offers no resume command for a hang the run went on from by itself", async () => {
+    const retried = await run(
+      ["-p", "x", "--idle-timeout", "500ms", "--prompt-after-hang", "go on"],
+      { scenario: ["idle-hang", "quick"] },
+    );
+    expect(retried.code).toBe(0);
+    const [file] = logFiles(retried);
+    const shown = (await runInProcess(["logs", "show", file!])).stdout.toString();
+    expect(shown).toContain("⚠ Hang detected");
+    expect(shown).not.toContain("resume with:");
+    // One the run gave up on still offers it.
+    const given = await run(["-p", "x", "--idle-timeout", "500ms"], { scenario: "idle-hang" });
+    const [hung] = logFiles(given);
+    expect((await runInProcess(["logs", "show", hung!])).stdout.toString()).toContain(
+      "resume with: cursor-wrap --resume",
+    );
+  });
+
   it("shows a capture of agent output as such: its events, no session header", async () => {
     const capture = realCapture("reifying-cursor-hack--direct-sleep");
     const shown = await runInProcess(["logs", "show", capture.path]);

@@ -137,6 +137,11 @@ interface SessionHeader {
   agentVersion: string | undefined;
   /** The log holds records of cursor-wrap (a raw capture holds none). */
   isSessionLog: boolean;
+  /**
+   * Turns (counted from 1, by agent start) whose verdict the run recovered from by itself (a
+   * retry followed): their verdict line offers no resume command, as the live run's did not.
+   */
+  retriedTurns: Set<number>;
 }
 
 /** Read what the header needs: one pass over the log. */
@@ -150,7 +155,9 @@ async function readHeader(path: string): Promise<SessionHeader> {
     end: {},
     agentVersion: undefined,
     isSessionLog: false,
+    retriedTurns: new Set(),
   };
+  let turns = 0;
   for await (const entry of readSessionLog(path)) {
     if (entry.kind === "raw" || entry.kind === "text") {
       const event = logEntryEvent(entry)!;
@@ -165,12 +172,16 @@ async function readHeader(path: string): Promise<SessionHeader> {
       header.startedAt = record.time;
     }
     switch (record.msg) {
+      case "retry":
+        header.retriedTurns.add(turns);
+        break;
       case "options":
         header.mode = typeof record.mode === "string" ? record.mode : undefined;
         header.outputFormat =
           typeof record.output_format === "string" ? record.output_format : undefined;
         break;
       case "agent_spawn":
+        turns += 1;
         if (typeof record.agent_version === "string") header.agentVersion = record.agent_version;
         break;
       case "session_end":
@@ -369,11 +380,13 @@ async function showLog(path: string, io: RunIo): Promise<void> {
             const verdict = verdictOf(String(record.msg));
             const fields = record as Partial<RecordFields["hang_detected"]>;
             if (verdict && fields.reason) {
+              // A verdict the run went on from by itself offers no resume command.
+              const resumable = sessionId !== undefined && !header.retriedTurns.has(turn);
               formatter.wrapper({
                 kind: verdict,
                 reason: fields.reason,
                 terminal: verdict !== "linger",
-                ...(sessionId ? { sessionId } : {}),
+                ...(resumable ? { sessionId } : {}),
               });
             }
             break;
