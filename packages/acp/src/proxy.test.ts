@@ -87,6 +87,29 @@ const prompt = (id: number, sessionId = "sess-1", text = "search the web") => ({
   params: { sessionId, prompt: [{ type: "text", text }] },
 });
 
+/** The agent asks the person whether the web search may run (the editor must answer). */
+const searchPermission = (id: number) => ({
+  id,
+  method: "session/request_permission",
+  params: {
+    sessionId: "sess-1",
+    toolCall: { toolCallId: "call-1", title: "Searching the web" },
+    options: [{ optionId: "allow-once", name: "Allow once", kind: "allow_once" }],
+  },
+});
+
+/** More message text than an editor's pipe holds (64 KB): a reader that stops holds it up. */
+function sendMoreThanAPipe(agent: FakeAgent): void {
+  for (let index = 0; index < 8; index += 1) {
+    agent.send(
+      update("sess-1", {
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text: "x".repeat(8_000) },
+      }),
+    );
+  }
+}
+
 const webSearch = (status: string) =>
   update("sess-1", {
     sessionUpdate: "tool_call",
@@ -629,14 +652,7 @@ describe("startAcpProxy: an editor that does not read", () => {
     h.editor.hold();
     // More than the editor's pipe holds: the proxy stops reading the agent, which then can
     // write no more. That silence is the editor's.
-    for (let index = 0; index < 8; index += 1) {
-      h.agent.send(
-        update("sess-1", {
-          sessionUpdate: "agent_message_chunk",
-          content: { type: "text", text: "x".repeat(8_000) },
-        }),
-      );
-    }
+    sendMoreThanAPipe(h.agent);
     await advance(10 * 60_000);
     expect(h.recorded("acp_hang_detected")).toEqual([]);
     h.editor.release();
@@ -660,14 +676,7 @@ describe("startAcpProxy: an editor that does not read", () => {
     h.editor.send(prompt(3));
     await h.settle();
     h.editor.hold();
-    for (let index = 0; index < 8; index += 1) {
-      h.agent.send(
-        update("sess-1", {
-          sessionUpdate: "agent_message_chunk",
-          content: { type: "text", text: "x".repeat(8_000) },
-        }),
-      );
-    }
+    sendMoreThanAPipe(h.agent);
     // Its answer and its exit: both wait behind the editor's full pipe.
     h.agent.send({ id: 3, result: { stopReason: "end_turn" } });
     h.agent.exit();
@@ -777,15 +786,7 @@ describe("startAcpProxy: the editor's own cancel", () => {
     h.editor.send(prompt(3));
     await h.settle();
     h.agent.send(webSearch("pending"));
-    h.agent.send({
-      id: 41,
-      method: "session/request_permission",
-      params: {
-        sessionId: "sess-1",
-        toolCall: { toolCallId: "call-1", title: "Searching the web" },
-        options: [{ optionId: "allow-once", name: "Allow once", kind: "allow_once" }],
-      },
-    });
+    h.agent.send(searchPermission(41));
     await advance(1_000);
     // The editor cancels and never answers the permission request (it should have, cancelled).
     h.editor.send({ method: "session/cancel", params: { sessionId: "sess-1" } });
@@ -813,15 +814,7 @@ describe("startAcpProxy: waiting for you", () => {
     h.editor.send(prompt(3));
     await h.settle();
     h.agent.send(webSearch("pending"));
-    h.agent.send({
-      id: 41,
-      method: "session/request_permission",
-      params: {
-        sessionId: "sess-1",
-        toolCall: { toolCallId: "call-1", title: "Searching the web" },
-        options: [{ optionId: "allow-once", name: "Allow once", kind: "allow_once" }],
-      },
-    });
+    h.agent.send(searchPermission(41));
     await advance(10 * 60_000);
     expect(h.recorded("acp_hang_detected")).toEqual([]);
     const waiting = h.recorded("acp_waiting_for_you");

@@ -435,6 +435,13 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     });
   }
 
+  /** Withdraw what the agent still waits on at the editor for a turn that was cancelled. */
+  function withdrawTurnRequests(turn: Turn): void {
+    for (const [key, request] of [...agentRequests]) {
+      if (request.turns.includes(turn)) withdrawAgentRequest(key, true, "its turn was cancelled");
+    }
+  }
+
   // ─── the agent's side ───────────────────────────────────────────────────────────────────
   /** Send the current agent a message of the proxy's own. */
   const tellAgent = (message: OwnMessage): void => current.writer?.send(message);
@@ -712,9 +719,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     // waits) is withdrawn, answered `cancelled`: ACP's order, so the agent, told of the cancel
     // before the answers, ends the turn cancelled rather than going on with them.
     tellAgent(notificationMessage(METHODS.sessionCancel, { sessionId: turn.sessionId }));
-    for (const [key, request] of [...agentRequests]) {
-      if (request.turns.includes(turn)) withdrawAgentRequest(key, true, "its turn was cancelled");
-    }
+    withdrawTurnRequests(turn);
     record("acp_cancel_sent", {
       session_id: turn.sessionId,
       grace_ms: cancelGraceMs,
@@ -753,9 +758,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     const byEditor = turn.recovery?.verdict === "cancel";
     // What the agent still waits on for this turn (the editor should have answered it
     // `cancelled` with its own cancel) is withdrawn: the turn is over.
-    for (const [key, request] of [...agentRequests]) {
-      if (request.turns.includes(turn)) withdrawAgentRequest(key, true, "its turn was cancelled");
-    }
+    withdrawTurnRequests(turn);
     answerPromptsCancelled(turn);
     record("acp_prompt_answered", {
       session_id: turn.sessionId,

@@ -9,7 +9,7 @@ export { ensurePrivateDirectory } from "./private-directory.js";
 export type { LogEntry } from "./raw-record.js";
 export { logEntryEvent } from "./raw-record.js";
 export type { McpLogSummary, SessionSummary } from "./read-logs.js";
-export { listMcpLogs, listSessions, readSessionLog } from "./read-logs.js";
+export { isLogRecord, listMcpLogs, listSessions, readSessionLog } from "./read-logs.js";
 export type { LineRedactor } from "./redact.js";
 export { createLineRedactor, isSecretName, redact, redactJsonValue } from "./redact.js";
 export type { PruneOptions } from "./retention.js";

@@ -21,7 +21,7 @@ import type { SessionEnd } from "./session-log.js";
 const READ_CAP = 256 * 1024 * 1024;
 
 /** Whether a line of JSON is one of cursor-wrap's records (pino's numeric level and a message). */
-const isLogRecord = (data: Record<string, unknown>): boolean =>
+export const isLogRecord = (data: Record<string, unknown>): boolean =>
   typeof data.level === "number" && typeof data.msg === "string";
 
 /**

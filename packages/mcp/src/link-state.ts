@@ -151,8 +151,12 @@ export function forgetProgress(state: LinkState, meta: RequestMeta): void {
 /** How many progress tokens of expired requests are remembered. */
 const EXPIRED_PROGRESS_KEPT = 1_024;
 
-/** The proxy answered a request in the server's place: progress still sent for it is late. */
+/**
+ * The proxy answered a request in the server's place: its token is forgotten, and progress
+ * still sent for it is late.
+ */
 export function progressExpired(state: LinkState, meta: RequestMeta): void {
+  forgetProgress(state, meta);
   const key = meta.progressKey;
   if (key === undefined) return;
   state.expiredProgress.delete(key);

@@ -8,13 +8,7 @@ import {
   loggedId,
   type PendingRequest,
 } from "@cursor-wrap/jsonrpc";
-import {
-  errorData,
-  forgetProgress,
-  type LinkState,
-  progressExpired,
-  type RequestMeta,
-} from "./link-state.js";
+import { errorData, type LinkState, progressExpired, type RequestMeta } from "./link-state.js";
 import { cancelledNotification, REQUEST_TIMEOUT_CODE } from "./mcp-messages.js";
 import { describeRequest, limitText } from "./request-policy.js";
 
@@ -33,7 +27,6 @@ export function answerExpired(
 ): { initialize: boolean } {
   const { serverId, policy } = state;
   const meta = request.meta;
-  forgetProgress(state, meta);
   progressExpired(state, meta);
   state.answered(meta.id);
   const what = describeRequest(meta.method, meta.tool);

@@ -106,7 +106,6 @@ function failUnpassableAnswer(
 ): void {
   const meta = request.meta;
   // Answered in the server's place: progress still sent for it is late.
-  forgetProgress(state, meta);
   progressExpired(state, meta);
   state.answered(meta.id);
   state.answer(

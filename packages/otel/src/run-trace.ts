@@ -251,6 +251,22 @@ export function createRunTrace(options: RunTraceOptions = {}): RunTrace {
     held.span.end(at);
   };
 
+  /**
+   * What an attempt failed on: a `failure` event and, unless a kill said why already, its
+   * status and `error.type`.
+   */
+  const markFailed = (failed: Attempt, kind: string, summary: string, at: Date): void => {
+    failed.span.addEvent(
+      "failure",
+      { [CURSOR_WRAP.failureKind]: kind, [CURSOR_WRAP.summary]: clip(summary) },
+      at,
+    );
+    if (failed.killed) return;
+    failed.failed = true;
+    failed.span.setAttribute(GENAI.errorType, kind);
+    failed.span.setStatus({ code: SpanStatusCode.ERROR, message: kind });
+  };
+
   const endAttempt = (at: Date, fields: LogRecord | undefined): void => {
     const current = attempt;
     if (!current) return;
@@ -430,41 +446,21 @@ export function createRunTrace(options: RunTraceOptions = {}): RunTrace {
           if (!failed) return;
           const kind =
             message === "abnormal_exit" ? "abnormal_exit" : (text(record, "kind") ?? "failure");
-          failed.span.addEvent(
-            "failure",
-            {
-              [CURSOR_WRAP.failureKind]: kind,
-              [CURSOR_WRAP.summary]: clip(text(record, "summary") ?? kind),
-            },
+          markFailed(
+            failed,
+            kind,
+            text(record, "summary") ?? kind,
             failed === ending?.attempt ? ending.at : at,
           );
-          if (!failed.killed) {
-            failed.failed = true;
-            failed.span.setAttribute(GENAI.errorType, kind);
-            failed.span.setStatus({ code: SpanStatusCode.ERROR, message: kind });
-          }
           return;
         }
         case "retry": {
           // The failure the attempt that just ended is retried after, on its span (a kill, a
           // hang's, tells its own story already).
-          const held = ending;
-          const failed = held?.attempt;
           const failureKind = text(record, "kind");
-          if (held && failed && failureKind !== undefined && !failed.killed) {
-            failed.span.addEvent(
-              "failure",
-              {
-                [CURSOR_WRAP.failureKind]: failureKind,
-                [CURSOR_WRAP.summary]: clip(
-                  text(record, "detail") ?? text(record, "summary") ?? failureKind,
-                ),
-              },
-              held.at,
-            );
-            failed.failed = true;
-            failed.span.setAttribute(GENAI.errorType, failureKind);
-            failed.span.setStatus({ code: SpanStatusCode.ERROR, message: failureKind });
+          if (ending && failureKind !== undefined && !ending.attempt.killed) {
+            const summary = text(record, "detail") ?? text(record, "summary") ?? failureKind;
+            markFailed(ending.attempt, failureKind, summary, ending.at);
           }
           endHeld();
           const attributes: Attributes = {

@@ -311,15 +311,11 @@ export function createReportBuilder(options: ReportBuilderOptions = {}): ReportB
           if (!attempt) return;
           // The failure it recovered from: a run that gives up records its last one itself
           // (`agent_failure`), a recovered attempt only here.
+          // Its summary is what the retry decided: the failure's own words are its detail.
           const kind = text(record, "kind");
           if (kind !== undefined && !attempt.failure) {
-            const detail = text(record, "detail");
-            attempt.failure = {
-              kind,
-              summary: line(detail ?? text(record, "summary") ?? kind),
-              detail: detail === undefined ? null : line(detail),
-              gave_up: null,
-            };
+            const failure = failureOf(record, kind);
+            attempt.failure = { ...failure, summary: failure.detail ?? failure.summary };
           }
           attempt.retry = {
             action: text(record, "action") ?? null,

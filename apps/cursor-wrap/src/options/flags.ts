@@ -64,6 +64,13 @@ export function durationOrOff(value: string, source: string): number {
     : parseDuration(value, source);
 }
 
+/** A size of at least one byte: a line cap of 0 would make every line too long. */
+export function positiveSize(value: string, source: string): number {
+  const bytes = parseSize(value, source);
+  if (bytes < 1) throw new UsageError(`${source} must be at least 1 byte`);
+  return bytes;
+}
+
 /** A duration above 0, or `off`: a limit of 0 would fail everything at once. */
 export function positiveDurationOrOff(value: string, source: string): number {
   const ms = durationOrOff(value, source);
@@ -510,11 +517,7 @@ export const FLAGS = [
     group: "logs",
     placeholder: "<size>",
     description: "Longest line that is parsed; longer lines are forwarded unparsed",
-    parse(value, source) {
-      const bytes = parseSize(value, source);
-      if (bytes < 1) throw new UsageError(`${source} must be at least 1 byte`);
-      return bytes;
-    },
+    parse: positiveSize,
     default: DEFAULT_PARSE_CAP,
     show: showSize,
   }),

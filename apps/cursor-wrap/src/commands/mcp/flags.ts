@@ -14,11 +14,11 @@ import {
   FLAGS,
   optionalText,
   positiveDurationOrOff,
+  positiveSize,
   showDurationOrOff,
   showOnOff,
 } from "../../options/flags.js";
-import { parseSize, parseToolTimeouts, showDuration } from "../../options/units.js";
-import { UsageError } from "../../usage-error.js";
+import { parseToolTimeouts, showDuration } from "../../options/units.js";
 
 const [logDir] = rowsOf(FLAGS, ["logDir"]);
 
@@ -87,11 +87,7 @@ export const MCP_FLAGS = [
     name: "max-line",
     placeholder: "<size>",
     description: "proxy: longer lines pass through unparsed",
-    parse: (value, source): number | undefined => {
-      const bytes = parseSize(value, source);
-      if (bytes < 1) throw new UsageError(`${source} must be at least 1 byte`);
-      return bytes;
-    },
+    parse: (value, source): number | undefined => positiveSize(value, source),
     default: undefined,
     show: () => "64MiB",
     env: false,

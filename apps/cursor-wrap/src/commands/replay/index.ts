@@ -7,7 +7,7 @@ import {
   terminalSafeJson,
   toMonitorSignal,
 } from "@cursor-wrap/events";
-import { logEntryEvent, readSessionLog } from "@cursor-wrap/logger";
+import { isLogRecord, logEntryEvent, readSessionLog } from "@cursor-wrap/logger";
 import {
   type MonitorSignal,
   type SimulationEntry,
@@ -122,8 +122,12 @@ function firstLines(path: string): string[] {
 function isSessionLog(path: string): boolean {
   return firstLines(path).some((line) => {
     try {
-      const record = JSON.parse(line) as Record<string, unknown>;
-      return typeof record.level === "number" && typeof record.msg === "string";
+      const record = JSON.parse(line) as unknown;
+      return (
+        typeof record === "object" &&
+        record !== null &&
+        isLogRecord(record as Record<string, unknown>)
+      );
     } catch {
       return false;
     }
