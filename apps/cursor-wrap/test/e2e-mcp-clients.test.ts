@@ -307,6 +307,45 @@ describe("cursor-wrap mcp run", () => {
     expect(readFileSync(config, "utf8")).toBe(original);
   });
 
+  it("after a SIGTERM, ends what a launcher script left running when it exited", async () => {
+    const where = place();
+    claudeWithFakeServers(where);
+    const report = join(where.root, "report.json");
+    // `claude` as a launcher script: the client is its child, and a SIGTERM sent to the script
+    // alone ends the script and leaves the client running.
+    const bin = join(where.root, "bin");
+    mkdirSync(bin, { recursive: true });
+    const launcher = join(bin, "claude");
+    writeFileSync(
+      launcher,
+      `#!/bin/sh\n"${process.execPath}" "${fakeMcpClientBin}" "$@" &\nwait\n`,
+      { mode: 0o755 },
+    );
+    const running = wrap(
+      [
+        "mcp",
+        "run",
+        "--",
+        launcher,
+        "--client",
+        "claude-code",
+        "--report",
+        report,
+        "--stay",
+        "--call",
+        "echo",
+      ],
+      { defaults: false, env: where.env, cwd: where.project, input: null },
+    );
+    await running.stdoutHas("fake-mcp-client: done");
+    const client = reportOf(report).pid;
+    orphans.push(client);
+    running.child.kill("SIGTERM");
+    const result = await running.done;
+    expect(result.code).toBe(143);
+    expect(isAlive(client)).toBe(false);
+  });
+
   it("passes a SIGINT on when it has no terminal, and gives the configs back", async () => {
     const where = place();
     const config = claudeWithFakeServers(where);

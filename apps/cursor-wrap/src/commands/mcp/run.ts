@@ -5,7 +5,11 @@
 // Signals: SIGTERM and SIGHUP are passed on to the agent. Ctrl+C reaches the agent from the
 // terminal itself (cursor-wrap and the agent share the terminal's foreground process group), so
 // a SIGINT is passed on only when cursor-wrap is not in the foreground of a terminal (then it
-// was sent to cursor-wrap alone). An agent that outlives a passed-on signal by 10 s is killed.
+// was sent to cursor-wrap alone). An agent that outlives a passed-on signal by 10 s is killed,
+// and once it is gone, so is what it started and left running (found by the token its
+// environment passes on: a launcher script's own child does not get a signal sent to the
+// script), after the MCP proxies have ended their servers. An agent that exits by itself
+// keeps what it left, but for the proxies.
 // A crash of cursor-wrap gives the configs back before it exits; a SIGKILL leaves them to the
 // next cursor-wrap start, which finds the session's record.
 
@@ -19,6 +23,7 @@ import {
   AGENT_TOKEN_VARIABLE,
   AgentSpawnError,
   findAgentTree,
+  killTree,
   processExists,
 } from "@cursor-wrap/supervisor";
 import { signalExitCode } from "../../exit-codes.js";
@@ -37,6 +42,8 @@ import { existingConfigFiles, type McpConfigOptions, proxyInvocation } from "./c
 const AGENT_EXIT_GRACE_MS = 10_000;
 /** How long the proxies the agent left get to end their servers after SIGTERM, ms. */
 const PROXY_EXIT_GRACE_MS = 10_000;
+/** How long what a signalled agent left running gets between SIGTERM and SIGKILL, ms. */
+const LEFT_RUNNING_GRACE_MS = 2_000;
 
 /** Launchers of editors that hand the window to a running app and return at once. */
 const RETURNS_AT_ONCE = new Set(["cursor", "code", "code-insiders", "windsurf", "zed", "zeditor"]);
@@ -169,8 +176,10 @@ export async function mcpRunCommand(
       env: { ...env, [AGENT_TOKEN_VARIABLE]: token },
     });
     let hurry: NodeJS.Timeout | undefined;
+    let passedOn = false;
     const forward = (signal: NodeJS.Signals): void => {
       if (signal === "SIGINT" && inTerminalForeground(io)) return;
+      passedOn = true;
       child.kill(signal);
       hurry ??= setTimeout(() => child.kill("SIGKILL"), AGENT_EXIT_GRACE_MS);
     };
@@ -190,7 +199,10 @@ export async function mcpRunCommand(
       clearTimeout(hurry);
       for (const signal of signals) process.off(signal, forward);
     }
-    if (child.pid !== undefined) await endProxies(child.pid, token);
+    if (child.pid !== undefined) {
+      await endProxies(child.pid, token);
+      if (passedOn) await killTree({ rootPid: child.pid, token, graceMs: LEFT_RUNNING_GRACE_MS });
+    }
     return code;
   } finally {
     process.off("exit", onExit);
