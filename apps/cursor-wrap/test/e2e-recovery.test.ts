@@ -186,7 +186,7 @@ describe("transient failures", () => {
     expect(result.stderr).toContain(
       "cursor-wrap: cursor-agent's model is overloaded or unavailable: Provider Error: We're having trouble connecting to the model provider.",
     );
-    expect(result.stderr).toContain("Gave up after 3 attempts (--max-retries).");
+    expect(result.stderr).toContain("Gave up after 3 attempts (--max-retries 2).");
     expect(logRecords(result).find((record) => record.msg === "agent_failure")).toMatchObject({
       kind: "overloaded",
       transient: true,

@@ -162,7 +162,7 @@ describe("createNotificationSource", () => {
         "agent_failure",
         {
           kind: "overloaded",
-          summary: "Gave up after 4 attempts (--max-retries).",
+          summary: "Gave up after 4 attempts (--max-retries 3).",
           gave_up: "gave up after 1 retry",
         },
       ],
@@ -171,7 +171,7 @@ describe("createNotificationSource", () => {
       sent.filter((n) => n.event === "retry").map((n) => /\(attempt \d+\)/.exec(n.text)?.[0]),
     ).toEqual(["(attempt 2)", "(attempt 3)", "(attempt 4)"]);
     const gaveUp = sent.find((n) => n.event === "gave-up")!;
-    expect(gaveUp.text).toContain("(--max-retries). Resume with: cursor-wrap --resume");
+    expect(gaveUp.text).toContain("(--max-retries 3). Resume with: cursor-wrap --resume");
     expect(gaveUp.text).not.toContain("..");
   });
 

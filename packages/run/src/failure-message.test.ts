@@ -10,7 +10,14 @@ import { failureMessage, recoveryHint } from "./failure-message.js";
 
 type GiveUp = Extract<RecoveryDecision, { action: "give-up" }>;
 
-const POLICY = { fallbackModels: [], authProfiles: [], waitForReset: false, maxWaitMs: 21_600_000 };
+const POLICY = {
+  fallbackModels: [],
+  authProfiles: [],
+  waitForReset: false,
+  maxWaitMs: 21_600_000,
+  maxRetries: 3,
+  hang: { prompt: "continue", maxRetries: 2 },
+};
 
 describe("failureMessage", () => {
   it("says what happened and what to do", () => {
@@ -58,15 +65,25 @@ describe("recoveryHint", () => {
         POLICY,
         4,
       ),
-    ).toBe("Gave up after 4 attempts (--max-retries).");
+    ).toBe("Gave up after 4 attempts (--max-retries 3).");
     expect(
       recoveryHint(
         failureOf("overloaded", "x"),
         { action: "give-up", reason: "retries-spent", why: "" },
         { ...POLICY, fallbackModels: ["auto"] },
-        4,
+        8,
       ),
-    ).toBe("Gave up after 4 attempts (--max-retries); no --fallback-model is left to try.");
+    ).toBe(
+      "Gave up after 8 attempts (--max-retries 3 on each model); no --fallback-model is left to try.",
+    );
+    expect(
+      recoveryHint(
+        failureOf("hang", "x"),
+        { action: "give-up", reason: "retries-spent", why: "" },
+        { ...POLICY, fallbackModels: ["auto"] },
+        3,
+      ),
+    ).toBe("Gave up after 3 attempts (--max-hang-retries 2).");
     expect(
       recoveryHint(
         failureOf("auth", "x"),

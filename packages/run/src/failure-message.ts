@@ -48,11 +48,17 @@ export function failureMessage(failure: AgentFailure, sessionId: string | undefi
   }
 }
 
+/** What of the recovery policy {@link recoveryHint} reads. */
+export type HintPolicy = Pick<
+  RecoveryPolicy,
+  "fallbackModels" | "authProfiles" | "waitForReset" | "maxWaitMs" | "maxRetries" | "hang"
+>;
+
 /** What the recovery flags could have done: one line after the message, or none. */
 export function recoveryHint(
   failure: AgentFailure,
   decision: Extract<RecoveryDecision, { action: "give-up" }>,
-  policy: Pick<RecoveryPolicy, "fallbackModels" | "authProfiles" | "waitForReset" | "maxWaitMs">,
+  policy: HintPolicy,
   attempts: number,
 ): string | undefined {
   // Past the retries or the reset, a model of the policy's own would have gone on, had one
@@ -68,10 +74,16 @@ export function recoveryHint(
   switch (decision.reason) {
     case "final":
       return undefined;
-    case "retries-spent":
-      return `Gave up after ${attempts} attempts (--max-retries)${
-        policy.fallbackModels.length > 0 && SWITCHES_MODEL.has(failure.kind) ? `; ${fallback}` : ""
-      }.`;
+    case "retries-spent": {
+      // The retries count per model (a fallback model has as many again) and hangs have their
+      // own; `attempts` are all of the run's.
+      if (failure.kind === "hang")
+        return `Gave up after ${attempts} attempts (--max-hang-retries ${policy.hang.maxRetries}).`;
+      const switches = policy.fallbackModels.length > 0 && SWITCHES_MODEL.has(failure.kind);
+      return `Gave up after ${attempts} attempts (--max-retries ${policy.maxRetries}${
+        switches ? " on each model" : ""
+      })${switches ? `; ${fallback}` : ""}.`;
+    }
     case "no-fallback":
     case "reset-too-far": {
       const reset = resetHint(failure, decision, policy);

@@ -1,10 +1,10 @@
 import type { Usage } from "@cursor-wrap/events";
 import type { Formatter, TurnSummary } from "@cursor-wrap/format";
 import type { SessionLog } from "@cursor-wrap/logger";
-import type { AttemptsSummary, RecoveryPolicy } from "@cursor-wrap/recovery";
+import type { AttemptsSummary } from "@cursor-wrap/recovery";
 import type { ExitInfo } from "@cursor-wrap/supervisor";
 import type { GaveUp, NextStep } from "./decide-after-turn.js";
-import { failureMessage, recoveryHint } from "./failure-message.js";
+import { failureMessage, type HintPolicy, recoveryHint } from "./failure-message.js";
 import { writeRecord } from "./log-records.js";
 import { type TurnResult, turnFailed } from "./turn-result.js";
 
@@ -23,7 +23,7 @@ export interface ReportContext {
   /** What `agent status` says, to explain a sign-in failure. */
   agentStatus?: string;
   /** The recovery policy, to say what it could have done. */
-  policy?: Pick<RecoveryPolicy, "fallbackModels" | "authProfiles" | "waitForReset" | "maxWaitMs">;
+  policy?: HintPolicy;
   /** The prompt's attempts together, at its last one. */
   attempts?: AttemptsSummary;
 }
