@@ -322,6 +322,31 @@ describe.runIf(pty !== null)("pty mode", () => {
     });
   });
 
+  it("reads everything an agent wrote before it exited, up to the last byte", async () => {
+    // 50 KB written at once and an exit: the terminal hangs up with much of it unread, which
+    // node-pty's stream took for its end (lines lost in most runs). Several runs: it is a race.
+    const script = join(dir, "burst.sh");
+    const line = `{"type":"assistant","text":"${"é".repeat(100)}${"x".repeat(140)}"}`;
+    writeFileSync(join(dir, "burst.jsonl"), `${`${line}\n`.repeat(199)}{"type":"result"}\n`);
+    writeFileSync(script, `#!/bin/sh\ncat "${join(dir, "burst.jsonl")}"\n`);
+    chmodSync(script, 0o755);
+    for (let round = 0; round < 5; round += 1) {
+      const agent = await start({
+        bin: script,
+        prompt: "x",
+        env: process.env,
+        killGraceMs: 500,
+        pty: true,
+      });
+      started.push(agent);
+      const output = collect(agent.stdout);
+      expect(await agent.closed).toEqual({ code: 0, signal: null });
+      const lines = (await output).toString().split("\r\n");
+      expect(lines.filter((text) => text === line)).toHaveLength(199);
+      expect(lines.at(-2)).toBe('{"type":"result"}');
+    }
+  });
+
   it("kills the tree of an agent on a terminal", async () => {
     const agent = await run("descendants", { pty: true });
     collect(agent.stdout);

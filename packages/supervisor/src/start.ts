@@ -1,9 +1,10 @@
 import { isUtf8 } from "node:buffer";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, readSync, statSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { PassThrough, Readable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
 import { DEFAULT_DRAIN_GRACE_MS, DEFAULT_KILL_GRACE_MS } from "./defaults.js";
 import { AgentSpawnError, PtyUnavailableError } from "./errors.js";
 import { type KillStep, killTree, killTreeSync } from "./kill-tree.js";
@@ -389,6 +390,32 @@ function promptArgument(prompt: string | Uint8Array, bin: string): string {
   return bytes.toString("utf8");
 }
 
+/**
+ * The terminal's end of the output, which node-pty's stream can leave unread: when the agent
+ * exits, its side of the terminal hangs up, and libuv takes a hang-up after a short read for
+ * the end of the stream, while the kernel still holds what the agent wrote last (up to tens of
+ * kilobytes: lines lost, a turn without its result). When that stream ends, the rest is read
+ * here, before node-pty closes the terminal: the kernel gives all of it, then EIO. node-pty
+ * does not expose its stream; without it (another version), nothing is read here.
+ */
+function readToTheEnd(terminal: object, take: (bytes: Buffer) => void): void {
+  const { _socket: socket, fd } = terminal as { _socket?: unknown; fd?: unknown };
+  if (!(socket instanceof Readable) || typeof fd !== "number") return;
+  socket.prependOnceListener("end", () => {
+    const buffer = Buffer.allocUnsafe(64 * 1024);
+    for (;;) {
+      let count: number;
+      try {
+        count = readSync(fd, buffer, 0, buffer.length, null);
+      } catch {
+        return; // EIO: everything is read (EAGAIN: the other side is still open, nothing waits)
+      }
+      if (count === 0) return;
+      take(Buffer.from(buffer.subarray(0, count)));
+    }
+  });
+}
+
 async function launchPty(
   path: string,
   options: StartOptions,
@@ -412,16 +439,22 @@ async function launchPty(
       rows: size.rows,
       cwd,
       env: env as Record<string, string>,
+      // Bytes, decoded here: the end of the output read below goes through the same decoder.
+      encoding: null,
     });
   } catch (error) {
     throw new AgentSpawnError(options.bin, undefined, (error as Error).message, { cause: error });
   }
   const stdout = new Readable({ read() {} });
   const stripper = createControlStripper();
-  const dataSubscription = terminal.onData((text) => {
-    const cleaned = stripper.push(text);
+  const decoder = new StringDecoder("utf8");
+  const take = (bytes: Buffer): void => {
+    const cleaned = stripper.push(decoder.write(bytes));
     if (cleaned) stdout.push(Buffer.from(cleaned, "utf8"));
-  });
+  };
+  // node-pty hands over bytes as a Buffer when it decodes nothing; its type says string.
+  const dataSubscription = terminal.onData((data) => take(data as unknown as Buffer));
+  readToTheEnd(terminal, take);
   const exited = new Promise<ExitInfo>((resolveExit) => {
     terminal.onExit(({ exitCode, signal }) => {
       const name = signalName(signal);
@@ -429,7 +462,7 @@ async function launchPty(
       // Output the terminal had buffered arrives right after the exit: give it a moment.
       setTimeout(() => {
         dataSubscription.dispose();
-        const rest = stripper.end();
+        const rest = stripper.push(decoder.end()) + stripper.end();
         if (rest) stdout.push(Buffer.from(rest, "utf8"));
         stdout.push(null);
       }, 50);
