@@ -216,6 +216,9 @@ export const AGENT_FLAGS: readonly AgentFlag[] = [
  * behind the ACP watchdog.
  */
 export const AGENT_SUBCOMMANDS: ReadonlySet<string> = new Set([
+  // From `cursor-agent --help` (2026.04–2026.08) and Cursor's CLI changelog. A word taken for a
+  // subcommand that the agent does not have reaches it unsupervised, as it would without
+  // cursor-wrap; one taken for a prompt would run a turn with --force instead of the command.
   "login",
   "logout",
   "status",
@@ -231,6 +234,14 @@ export const AGENT_SUBCOMMANDS: ReadonlySet<string> = new Set([
   "install-shell-integration",
   "uninstall-shell-integration",
   "help",
+  "generate-rule",
+  "rule",
+  "plugin",
+  "worker",
+  "bedrock",
+  "sandbox",
+  "team",
+  "env",
 ]);
 
 /** The `mcp` subcommands that belong to cursor-wrap (its MCP watchdog); the rest go to the agent. */

@@ -182,6 +182,20 @@ describe("parseCommandLine", () => {
     const models = parseCommandLine(["--api-key", "k", "--list-models"]);
     expect(agentCommandOf(models)).toBe("--list-models");
     expect(directArgs(models)).toEqual(["--api-key", "k", "--list-models"]);
+    // Subcommands newer than the first table: each ran as a prompt, with --force.
+    for (const words of [
+      ["generate-rule"],
+      ["rule"],
+      ["worker", "start"],
+      ["plugin", "list"],
+      ["bedrock"],
+      ["team", "switch"],
+      ["env", "deploy", "--env", "abc"],
+    ]) {
+      const line = parseCommandLine(words);
+      expect(agentCommandOf(line)).toBe(words[0]);
+      expect(directArgs(line)).toEqual(words);
+    }
     expect(agentCommandOf(parseCommandLine(["-p", "fix", "the", "status"]))).toBeUndefined();
     expect(agentCommandOf(parseCommandLine(["-p", "--", "status"]))).toBeUndefined();
   });
