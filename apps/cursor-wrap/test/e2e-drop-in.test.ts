@@ -174,13 +174,20 @@ describe("as a drop-in for cursor-agent", () => {
     expect(ROWS.filter((row) => REAL_ROWS.has(row.line))).toHaveLength(REAL_ROWS.size);
   });
 
-  it("sends no value rewritten and refuses an empty prompt", async () => {
+  it("takes a blank prompt for none, as cursor-agent does: stdin is the prompt", async () => {
     const empty = await run(["-p", ""], { scenario: "quick" });
     expect(empty.code).toBe(1);
-    expect(empty.stderr).toContain("the prompt is empty");
+    expect(empty.stderr).toContain("stdin was empty");
     const blank = await run(["-p", "   "], { scenario: "quick" });
     expect(blank.code).toBe(1);
     expect(invocations(empty).concat(invocations(blank))).toEqual([]);
+    // `… | agent --trust --output-format text -p ""`, as scripts run cursor-agent.
+    const piped = await run(["--output-format", "text", "-p", ""], {
+      scenario: "quick",
+      input: "reply: PONG\n",
+    });
+    expect(piped.code).toBe(0);
+    expect(invocations(piped)[0]?.prompt).toBe("reply: PONG\n");
   });
 
   it("redacts secrets given as flags in the log", async () => {

@@ -1,4 +1,3 @@
-import { UsageError } from "../usage-error.js";
 import { AGENT_FLAGS, type AgentArgument } from "./agent-flags.js";
 import { type CommandInput, resolveOptions, rowsOf } from "./flag-table.js";
 import { FLAGS } from "./flags.js";
@@ -20,11 +19,9 @@ export function resolveRunOptions(input: RunInput): RunOptions {
   const { print } = resolveOptions(rowsOf(FLAGS, ["print"]), input);
   const options = resolveOptions(FLAGS, input, { print });
   const agentArguments = [...(input.agentArguments ?? [])];
-  let prompt: string | undefined;
-  if (input.words?.length) {
-    prompt = input.words.join(" ");
-    if (!prompt.trim()) throw new UsageError("the prompt is empty");
-  }
+  // A blank prompt is none, as cursor-agent takes it: `… | cursor-wrap -p ""` reads stdin.
+  const words = input.words?.join(" ") ?? "";
+  const prompt = words.trim() === "" ? undefined : words;
   return {
     ...options,
     agentArguments,
