@@ -1,4 +1,6 @@
+import { closeSync, constants, openSync, readSync } from "node:fs";
 import { createInterface, type Interface } from "node:readline";
+import { isatty } from "node:tty";
 import type { PromptHistory } from "./prompt-history.js";
 
 /**
@@ -227,6 +229,40 @@ function terminalReader(
     close() {
       closedByCaller = true;
       if (!closed) rl.close();
+      if (!hungUp) discardTypedAhead(input);
     },
   };
+}
+
+/**
+ * Drop what was typed during the session's last turn and never asked for. Between prompts the
+ * terminal keeps it queued (it waits for the next prompt); once the session is over the shell
+ * would read it, and run a line meant for the agent ("git reset --hard and retry") as a
+ * command. It is read off the terminal, as `tcflush` would (Node has none): through a file of
+ * its own on the same terminal (a file description of its own, so non-blocking for this read
+ * alone), after the terminal is put in raw mode so that a line not ended with Enter goes too.
+ */
+function discardTypedAhead(input: NodeJS.ReadStream): void {
+  if (process.platform === "win32") return;
+  let fd: number | undefined;
+  let raw = false;
+  try {
+    // The terminal the prompts were typed on, opened anew (Linux); elsewhere the process's own
+    // terminal, which it is unless stdin was redirected from another one.
+    const path = process.platform === "linux" ? `/proc/self/fd/${input.fd}` : "/dev/tty";
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+    if (!isatty(fd)) return;
+    input.setRawMode?.(true);
+    raw = true;
+    const buffer = Buffer.alloc(4096);
+    // Bounded: what a person types (or pastes) in one turn, many times over.
+    for (let reads = 0; reads < 1024; reads += 1) {
+      if (readSync(fd, buffer, 0, buffer.length, null) <= 0) break;
+    }
+  } catch {
+    // EAGAIN: nothing (more) was typed. No terminal to open: nothing to drop.
+  } finally {
+    if (raw) input.setRawMode?.(false);
+    if (fd !== undefined) closeSync(fd);
+  }
 }

@@ -1,6 +1,6 @@
 // End to end, interactive mode and signals: the built executable against the fake agent.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isAlive } from "@cursor-wrap/testkit";
@@ -209,6 +209,44 @@ describe.runIf(pty !== null)("on a terminal", () => {
     expect(session.output()).not.toContain("cursor-wrap warn");
     session.terminal.write("\u0004");
     expect(await session.exited).toBe(0);
+  });
+
+  it("leaves nothing typed during its last turn to the shell: a turn that ends the session", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-typed-ahead-"));
+    const go = join(dir, "go");
+    const session = "11111111-2222-3333-4444-555555555558";
+    const steps = [
+      { type: "line", value: { type: "system", subtype: "init", session_id: session } },
+      {
+        type: "line",
+        value: {
+          type: "assistant",
+          message: { role: "assistant", content: [{ type: "text", text: "working on it" }] },
+          session_id: session,
+        },
+      },
+      { type: "waitForFile", path: go },
+      // A failure that ends the session (R-CLI4: shown, exit 1).
+      {
+        type: "line",
+        value: { type: "error", message: "Unexpected response", session_id: session },
+      },
+      { type: "exit", code: 1 },
+    ];
+    const running = onTerminal([], {
+      env: { FAKE_AGENT_SCENARIO_JSON: JSON.stringify(steps) },
+      shellReadsAfter: true,
+    });
+    await running.sees("> ");
+    running.terminal.write("refactor the module\r");
+    await running.sees("working on it");
+    // Typed ahead for the next prompt, which never comes.
+    running.terminal.write("touch typed-ahead\r");
+    await running.sees("touch typed-ahead");
+    writeFileSync(go, "");
+    await running.sees("shell read: [");
+    expect(await running.exited).toBe(1);
+    expect(running.output()).toContain("shell read: []");
   });
 
   it("goes on at the prompt after Ctrl+Z and fg", async () => {

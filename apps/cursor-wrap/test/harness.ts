@@ -298,6 +298,11 @@ export interface TerminalOptions {
    * which is cursor-wrap's.
    */
   jobControl?: boolean;
+  /**
+   * Run it from a shell that, once it exits, reads a line from the terminal (for a moment) and
+   * prints it as `shell read: [<line>]`: what a shell would get of the input left over.
+   */
+  shellReadsAfter?: boolean;
 }
 
 /** Run cursor-wrap on a terminal; resolves with its exit code and everything it printed. */
@@ -308,6 +313,7 @@ export function onTerminal(args: string[], options: TerminalOptions | string = {
     defaults = true,
     jobControl = false,
     pipeStdout = false,
+    shellReadsAfter = false,
   } = typeof options === "string" ? { scenario: options } : options;
   const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-pty-"));
   runDirs.push(dir);
@@ -321,7 +327,16 @@ export function onTerminal(args: string[], options: TerminalOptions | string = {
     ? ["/bin/bash", "--norc", "--noprofile", "-c", 'set -m; "$@"; echo stopped; fg', "bash"]
     : pipeStdout
       ? ["/bin/sh", "-c", '"$@" | cat', "sh"]
-      : [];
+      : shellReadsAfter
+        ? [
+            "/bin/bash",
+            "--norc",
+            "--noprofile",
+            "-c",
+            '"$@"; code=$?; IFS= read -r -t 1 line; printf "\\nshell read: [%s]\\n" "$line"; exit $code',
+            "bash",
+          ]
+        : [];
   const line = [...shell, ...command];
   const terminal = pty!.spawn(line[0]!, line.slice(1), {
     cols: 100,
