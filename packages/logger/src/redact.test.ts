@@ -163,9 +163,10 @@ const SECRETS: Array<[string, string, string]> = [
   ],
   ["--auth-token", "--auth-token tok_abcdef0123456789", "--auth-token [REDACTED]"],
   [
+    // A text with a secret is logged without its colours (none can hide a secret then).
     "colour-wrapped key",
     "\u001b[31msk-proj-AbCdEf0123456789AbCdEf\u001b[0m",
-    "\u001b[31m[REDACTED]\u001b[0m",
+    "[REDACTED]",
   ],
   [
     "PEM private key",
@@ -481,6 +482,30 @@ describe("every secret form, however it is written (property)", () => {
       ),
       { numRuns: RUNS },
     );
+  });
+
+  it("finds each form with colours inside it, as grep --color highlights a match", () => {
+    const HIGHLIGHT = "\u001b[01;31m\u001b[K";
+    const END = "\u001b[m\u001b[K";
+    const plain = (text: string) => text.replace(/(?:\u001b|\\u001b)\[[0-9;]*[A-Za-z]/g, "");
+    fc.assert(
+      fc.property(form, fc.nat(), fc.nat(), ([, secret, , leak], from, length) => {
+        const start = from % secret.length;
+        const end = Math.min(secret.length, start + 1 + (length % 8));
+        const coloured = `${secret.slice(0, start)}${HIGHLIGHT}${secret.slice(start, end)}${END}${secret.slice(end)}`;
+        expect(plain(redact(coloured))).not.toContain(leak);
+        expect(plain(createLineRedactor().line(`grep: ${coloured}`))).not.toContain(leak);
+        const record = rawRecord(JSON.stringify({ type: "tool_call", stdout: coloured }));
+        expect(() => JSON.parse(record)).not.toThrow();
+        expect(plain(record)).not.toContain(leak);
+      }),
+      { numRuns: RUNS },
+    );
+    // The highlighted part of a key found by grep, and a value under a secret's name.
+    const grep = `.env:OPENAI_API_KEY=sk-${HIGHLIGHT}proj${END}-AAAAbbbbCCCCddddEEEEffff0000111122223333`;
+    expect(redact(grep)).toBe(".env:OPENAI_API_KEY=[REDACTED]");
+    // A coloured text without a secret keeps its colours.
+    expect(redact("\u001b[31mtask-list ready\u001b[0m")).toBe("\u001b[31mtask-list ready\u001b[0m");
   });
 
   // A secret given under a name can come split over JSON strings: the name in one, the value

@@ -71,6 +71,9 @@ const CANDIDATE = new RegExp(`(?:${PREFIXES})|(?:(?:${NAMES})(?:${SEPARATOR}))`,
 // alone is a plain search, and beside the names it made their search twice as slow).
 const PRECHECKS = [
   /\\u/,
+  // A control sequence can hide any of them (see CONTROL_SEQUENCE): a text with one is
+  // looked at without them.
+  /\u001b/,
   new RegExp(`(?:${NAMES})(?:${SEPARATOR})`),
   ...([1, 2] as const).map(
     (group) =>
@@ -84,7 +87,7 @@ const PRECHECKS = [
 // A short text (a thinking delta's few words: five lines in six of the real captures) costs
 // what a search costs to start, not to scan: one search for everything costs less than four.
 const SHORT_TEXT = 64;
-const SHORT_PRECHECK = new RegExp(`\\\\u|(?:${NAMES})(?:${SEPARATOR})|${PREFIXES}`);
+const SHORT_PRECHECK = new RegExp(`\\\\u|\\u001b|(?:${NAMES})(?:${SEPARATOR})|${PREFIXES}`);
 const NAME_WORD = /^(?:passw|passphrase|secret|token|credential|api|access|private|account|sig)/i;
 
 /** A secret found at a candidate: the span replaced, and the text that replaces it. */
@@ -303,7 +306,23 @@ function forgetSubject(text: string): void {
   if (text.length >= LARGE_SUBJECT) FORGET.exec("");
 }
 
-/** Whether `text` may contain a secret (a candidate or a `\\u` escape; most text has none). */
+// Terminal control sequences (CSI: colours, erasing the line) that a tool's coloured output
+// puts inside a secret: `grep --color=always` highlights the match it found in a key
+// (`sk-ESC[01;31mESC[KprojESC[mESC[K-…`), also written as JSON escapes (`\u001b[…`) in the
+// text of a JSON line. A text with one is also searched without them.
+const CONTROL_SEQUENCE = /(?:\u001b|\\u001b)\[[0-?]*[ -/]*[@-~]/g;
+
+/** `text` without its control sequences, or undefined when it has none. */
+function withoutControls(text: string): string | undefined {
+  if (text.indexOf("\u001b") === -1 && text.indexOf("\\u001b") === -1) return undefined;
+  const plain = text.replace(CONTROL_SEQUENCE, "");
+  return plain === text ? undefined : plain;
+}
+
+/**
+ * Whether `text` may contain a secret (a candidate, a `\\u` escape or a control sequence; most
+ * text has none).
+ */
 export function mayContainSecret(text: string): boolean {
   if (text.length < SHORT_TEXT) return SHORT_PRECHECK.test(text);
   // Indexed: where V8's optimizing compiler is off (the MCP proxy) a for…of allocates an
@@ -324,7 +343,21 @@ interface Redacted {
   openKey: boolean;
 }
 
+/**
+ * Redact `text`. A text with control sequences is searched without them: when it holds a
+ * secret, it is logged without them, redacted (its colours are lost: no secret hides between
+ * them, nor around them). One without a secret keeps them.
+ */
 function redactWithState(text: string, inKey: boolean): Redacted {
+  const plain = withoutControls(text);
+  if (plain !== undefined) {
+    const redacted = redactPlain(plain, inKey);
+    if (redacted.text !== plain || redacted.openKey) return redacted;
+  }
+  return redactPlain(text, inKey);
+}
+
+function redactPlain(text: string, inKey: boolean): Redacted {
   let out = "";
   let last = 0;
   if (inKey) {
