@@ -303,6 +303,26 @@ describe("json", () => {
     }
   });
 
+  it("writes the agent's text in a wrapper line with nothing a terminal acts on", () => {
+    const hostile = "partial \u009b2J\u009d0;TITLE\u0007 \u202eevil";
+    for (const format of ["json", "stream-json"] as const) {
+      const { out, formatter } = render(format, [
+        line(ev.assistant(context, hostile, { modelCallId: "m", timestampMs: 1 })),
+      ]);
+      formatter.wrapper({
+        kind: "hang",
+        reason: `quiet ${hostile}`,
+        sessionId: "s",
+        terminal: true,
+      });
+      formatter.endTurn({ durationMs: 1, toolCalls: 0, outcome: "hang" });
+      const printed = out.text().trimEnd().split("\n").at(-1)!;
+      expect(printed).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+      // The same JSON: a reader gets the agent's text as it was.
+      expect(JSON.parse(printed)).toMatchObject({ subtype: "hang_detected", partial_result: hostile });
+    }
+  });
+
   it("prints an abnormal exit as a terminal wrapper line", () => {
     const { out, formatter } = render("json", []);
     formatter.wrapper({

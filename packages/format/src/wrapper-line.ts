@@ -1,4 +1,4 @@
-import { shellWord } from "@cursor-wrap/events";
+import { shellWord, terminalSafeJson } from "@cursor-wrap/events";
 import type { WrapperDecision } from "./types.js";
 
 const SUBTYPES = {
@@ -64,5 +64,8 @@ export function wrapperLine(
     line.partial_result = partialResult;
   }
   line.timestamp_ms = epochMs;
-  return `${JSON.stringify(line)}\n`;
+  // cursor-wrap's own line, not the agent's bytes: the agent's text in it (a partial result, a
+  // reason) is escaped where a terminal would act on it (C1 controls, bidi overrides), as JSON
+  // that reads the same.
+  return `${terminalSafeJson(JSON.stringify(line))}\n`;
 }
