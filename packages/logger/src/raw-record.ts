@@ -14,6 +14,8 @@ import {
   createLineRedactor,
   jsonValueMayContainSecret,
   type LineRedactor,
+  maskCutSecret,
+  maskLeadingSecret,
   redact,
   redactCut,
   redactJsonText,
@@ -204,16 +206,76 @@ export function createRawRecordEncoder(options: RawRecordOptions): RawRecordEnco
 export function createStderrRecordEncoder(options: RawRecordOptions): StderrRecordEncoder {
   const textRedactor = options.redact ? createLineRedactor() : undefined;
   const bytesRedactor = options.redact ? createLineRedactor() : undefined;
+  const record = (event: AgentEvent, shown: string, base64: string): string => {
+    const json = event.kind === "json";
+    const level = json ? LEVELS.debug : LEVELS.warn;
+    const message = json ? "stderr_event" : "agent_stderr";
+    return `${prefix(options.now(), level, event.recvAt.epoch, message)},"stream":"stderr"${base64},"raw_text":${JSON.stringify(shown)}}\n`;
+  };
+  // A line longer than a piece is logged a record per piece. Redacted, a record ends before
+  // the piece's last word, which is held for the next record (a key is never cut in two); a
+  // record that ends where a secret begins (`password: `, `Bearer `, `sk-…` cut inside a word
+  // longer than the held part) has it replaced, and so does the next record's first word.
+  let held: Buffer | undefined;
+  let secretCut = false;
+  const piece = (event: OversizePiece): string => {
+    let bytes = held === undefined ? event.line : Buffer.concat([held, event.line]);
+    held = undefined;
+    if (!event.final) {
+      const from = lastWordStart(bytes) ?? utf8Start(bytes, bytes.length - HELD_BYTES);
+      held = Buffer.from(bytes.subarray(from));
+      bytes = bytes.subarray(0, from);
+      // All of it held (a piece of one word): its record is the next one's.
+      if (bytes.length === 0) return "";
+    }
+    let cut = false;
+    const redactPiece = (redactor: LineRedactor, text: string): string => {
+      let shown = redactor.line(text);
+      if (secretCut) shown = maskLeadingSecret(shown);
+      if (event.final) return shown;
+      const masked = maskCutSecret(shown, HELD_BYTES);
+      if (masked === undefined) return shown;
+      cut = true;
+      return masked;
+    };
+    const shown = redactPiece(textRedactor!, bytes.toString("utf8"));
+    const base64 = isUtf8(bytes)
+      ? ""
+      : `,"raw_base64":"${Buffer.from(redactPiece(bytesRedactor!, bytes.toString("latin1")), "latin1").toString("base64")}"`;
+    secretCut = cut;
+    return record(event, shown, base64);
+  };
   return {
     encode(event) {
-      const json = event.kind === "json";
+      if (event.kind === "oversize" && textRedactor) return piece(event);
       const decoded = event.kind === "oversize" ? event.line.toString("utf8") : event.text;
       const shown = textRedactor ? textRedactor.line(decoded) : decoded;
-      const level = json ? LEVELS.debug : LEVELS.warn;
-      const message = json ? "stderr_event" : "agent_stderr";
-      return `${prefix(options.now(), level, event.recvAt.epoch, message)},"stream":"stderr"${base64Field(event.line, bytesRedactor)},"raw_text":${JSON.stringify(shown)}}\n`;
+      return record(event, shown, base64Field(event.line, bytesRedactor));
     },
   };
+}
+
+/** How much of a piece of a long stderr line may be held for the next record, bytes. */
+const HELD_BYTES = 4096;
+
+/**
+ * Where the last word of `bytes` begins (words end at spaces and tabs, which never cut a UTF-8
+ * character); undefined when it is longer than {@link HELD_BYTES}.
+ */
+function lastWordStart(bytes: Buffer): number | undefined {
+  const floor = Math.max(0, bytes.length - HELD_BYTES);
+  for (let index = bytes.length - 1; index >= floor; index -= 1) {
+    const byte = bytes[index]!;
+    if (byte === 0x20 || byte === 0x09) return index + 1;
+  }
+  return floor === 0 ? 0 : undefined;
+}
+
+/** The first index at or after `index` that does not cut a UTF-8 character. */
+function utf8Start(bytes: Buffer, index: number): number {
+  let at = Math.max(0, index);
+  while (at < bytes.length && (bytes[at]! & 0xc0) === 0x80) at += 1;
+  return at;
 }
 
 /** Writes the records of agent stderr (see {@link createStderrRecordEncoder}). */

@@ -1,6 +1,6 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { parseLine } from "@cursor-wrap/events";
+import { createLineFramer, parseLine } from "@cursor-wrap/events";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -393,6 +393,71 @@ describe("the raw records, redacted as a reader would see them", () => {
       "[REDACTED]",
     ]);
     expect(records[0]).toMatchObject({ msg: "agent_stderr", stream: "stderr", level: 40 });
+  });
+});
+
+describe("a stderr line longer than a piece (property)", () => {
+  const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
+  // Secrets of several forms, each with a part that must never be logged.
+  const SECRETS: Array<[text: string, body: string]> = [
+    ["sk-proj-SPLITKEYabcdefghijklmnopqrstuvwxyz0123", "SPLITKEYabcdefghijklmnop"],
+    ["password: hunter2-correct-horse-battery", "hunter2-correct-horse"],
+    ["Authorization: Bearer tok0123456789abcdefghij", "tok0123456789abcdef"],
+    ["--api-key key0123456789abcdefghijklmn", "key0123456789abcdefghij"],
+    [`${"x".repeat(5000)}&password=s3cret0123456789abcdefgh`, "s3cret0123456789abcd"],
+  ];
+
+  const decoded = (parts: Buffer[]) => JSON.parse(Buffer.concat(parts).toString("utf8"));
+
+  it("logs no secret that a piece's end cut in two, and keeps every other byte", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(SECRETS.length - 1), fc.nat(3000)), {
+          minLength: 1,
+          maxLength: 30,
+        }),
+        fc.array(fc.integer({ min: 1, max: 70_000 }), { minLength: 1, maxLength: 40 }),
+        (placed, cuts) => {
+          let line = "";
+          for (const [which, gap] of placed) {
+            line += `${"lorem é ipsum ".repeat(1 + gap)}${SECRETS[which]![0]} `;
+          }
+          const bytes = Buffer.from(`${line}\n`);
+          const framer = createLineFramer({ parseCap: 64 * 1024 });
+          const stderr = createStderrRecordEncoder({ now: () => 1, redact: true });
+          const plainStderr = createStderrRecordEncoder({ now: () => 1, redact: false });
+          let redacted = "";
+          let kept = "";
+          let at = 0;
+          for (let index = 0; at < bytes.length; index += 1) {
+            const size = cuts[index % cuts.length]!;
+            for (const event of framer.push(bytes.subarray(at, at + size))) {
+              const text = stderr.encode(event);
+              if (text) redacted += (decoded([Buffer.from(text)]) as { raw_text: string }).raw_text;
+              const all = decoded([Buffer.from(plainStderr.encode(event))]) as {
+                raw_text: string;
+                raw_base64?: string;
+              };
+              kept += all.raw_base64
+                ? Buffer.from(all.raw_base64, "base64").toString("latin1")
+                : Buffer.from(all.raw_text).toString("latin1");
+            }
+            at += size;
+          }
+          for (const event of framer.end()) {
+            const text = stderr.encode(event);
+            if (text) redacted += (decoded([Buffer.from(text)]) as { raw_text: string }).raw_text;
+          }
+          for (const [, body] of SECRETS) expect(redacted).not.toContain(body);
+          // Not redacting, the records are the line's bytes.
+          expect(Buffer.from(kept, "latin1").toString()).toBe(line);
+          // Redacting, only secrets changed: the text around them is all there, none twice.
+          const count = (text: string) => text.split("lorem é ipsum").length - 1;
+          expect(count(redacted)).toBe(count(line));
+        },
+      ),
+      { numRuns: RUNS },
+    );
   });
 });
 

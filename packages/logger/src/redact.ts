@@ -442,9 +442,26 @@ const CUT_SECRET = new RegExp(
 /** Redact a text that was cut off: also a secret that runs past its end. */
 export function redactCut(text: string): string {
   const redacted = redact(text);
-  const cut = CUT_SECRET.exec(redacted);
-  if (!cut || !atBoundary(redacted, cut.index)) return redacted;
-  return `${redacted.slice(0, cut.index)}${cut[1]}${REPLACEMENT}`;
+  return maskCutSecret(redacted) ?? redacted;
+}
+
+/**
+ * `redacted` (a text cut off, already redacted) with the secret that runs past its end
+ * replaced, or undefined when none does; only the last `window` characters are looked at.
+ */
+export function maskCutSecret(redacted: string, window = redacted.length): string | undefined {
+  const from = Math.max(0, redacted.length - window);
+  const cut = CUT_SECRET.exec(from === 0 ? redacted : redacted.slice(from));
+  if (!cut || !atBoundary(redacted, from + cut.index)) return undefined;
+  return `${redacted.slice(0, from + cut.index)}${cut[1]}${REPLACEMENT}`;
+}
+
+// The rest of a secret at the start of a text whose beginning was cut off with the text before.
+const LEADING_SECRET = /^[A-Za-z0-9._~+/=-]+/;
+
+/** `text` with the rest of a secret cut off before it replaced (see {@link maskCutSecret}). */
+export function maskLeadingSecret(text: string): string {
+  return text.replace(LEADING_SECRET, REPLACEMENT);
 }
 
 // Values are searched decoded, as a reader of the log sees them (and as `redactJsonValue`
