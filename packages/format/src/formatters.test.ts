@@ -311,7 +311,7 @@ describe("json", () => {
       ]);
       formatter.wrapper({
         kind: "hang",
-        reason: `quiet ${hostile}`,
+        reason: { ...reason, message: `quiet ${hostile}` },
         sessionId: "s",
         terminal: true,
       });
@@ -319,7 +319,10 @@ describe("json", () => {
       const printed = out.text().trimEnd().split("\n").at(-1)!;
       expect(printed).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
       // The same JSON: a reader gets the agent's text as it was.
-      expect(JSON.parse(printed)).toMatchObject({ subtype: "hang_detected", partial_result: hostile });
+      expect(JSON.parse(printed)).toMatchObject({
+        subtype: "hang_detected",
+        partial_result: hostile,
+      });
     }
   });
 
