@@ -15,7 +15,8 @@ export type PromptInput =
 
 /** Reads one prompt per line (R-CLI5): blank lines are skipped. */
 export interface PromptReader {
-  next(): Promise<PromptInput>;
+  /** `afterCancel`: see {@link AFTER_CANCEL_MS}. */
+  next(options?: { afterCancel?: boolean }): Promise<PromptInput>;
   close(): void;
 }
 
@@ -24,6 +25,12 @@ export interface PromptReaderOptions {
   /** Prompt history for Up/Down on a terminal (R-CLI5b). */
   history?: PromptHistory;
 }
+
+/**
+ * After a turn cancelled by Ctrl+C, a Ctrl+C at the empty prompt this soon is the second tap of
+ * that one (a common reflex: the cancel takes a moment), not a request to end the session.
+ */
+const AFTER_CANCEL_MS = 1_000;
 
 /** Turns bracketed paste on and off: a paste then arrives between `ESC[200~` and `ESC[201~`. */
 const PASTE_ON = "\u001b[?2004h";
@@ -121,6 +128,8 @@ function terminalReader(
   let closed = false;
   // Closed by the caller (the session is over), not by the user's Ctrl+D.
   let closedByCaller = false;
+  // Until when a Ctrl+C at the empty prompt is taken for a second tap of a cancel.
+  let secondTapUntil = 0;
 
   const deliver = (result: PromptInput): void => {
     if (waiting) {
@@ -187,6 +196,10 @@ function terminalReader(
       rl.write(null, { ctrl: true, name: "u" });
       output.write("^C\n");
       rl.prompt();
+    } else if (performance.now() < secondTapUntil) {
+      secondTapUntil = 0;
+      output.write("^C\n");
+      rl.prompt();
     } else {
       output.write("\n");
       deliver({ kind: "interrupt" });
@@ -213,10 +226,11 @@ function terminalReader(
   pause();
 
   return {
-    next() {
+    next(options) {
       const ready = queued.shift();
       if (ready) return Promise.resolve(ready);
       if (closed) return Promise.resolve({ kind: "eof" });
+      secondTapUntil = options?.afterCancel === true ? performance.now() + AFTER_CANCEL_MS : 0;
       return new Promise<PromptInput>((resolve) => {
         waiting = resolve;
         input.setRawMode?.(true);

@@ -249,6 +249,21 @@ describe.runIf(pty !== null)("on a terminal", () => {
     expect(running.output()).toContain("shell read: []");
   });
 
+  it("takes a Ctrl+C right after a cancel for a second tap of it, not for the end", async () => {
+    const session = onTerminal(["--idle-timeout", "1m"], "tool-hang:60000");
+    await session.sees("> ");
+    session.terminal.write("build\r");
+    await session.sees("npm run build");
+    session.terminal.write("\u0003");
+    await session.sees("Cancelled");
+    await session.sees("> ");
+    // The second tap lands on the new prompt: it is asked again, and Ctrl+D ends the session
+    // (a Ctrl+C taken for the end would have exited 130 already).
+    session.terminal.write("\u0003");
+    session.terminal.write("\u0004");
+    expect(await session.exited).toBe(0);
+  });
+
   it("goes on at the prompt after Ctrl+Z and fg", async () => {
     const session = onTerminal([], { scenario: "quick", jobControl: true });
     await session.sees("> ");

@@ -46,8 +46,12 @@ export type PromptInput =
 
 /** Where an interactive session's prompts come from, one at a time. */
 export interface PromptSource {
-  /** The next prompt; resolves `eof` once closed. */
-  next(): Promise<PromptInput>;
+  /**
+   * The next prompt; resolves `eof` once closed. `afterCancel`: the turn before was cancelled
+   * by Ctrl+C, so a Ctrl+C right after the prompt appears is likely a second tap of that one
+   * (a terminal's source may take it so, instead of ending the session).
+   */
+  next(options?: { afterCancel?: boolean }): Promise<PromptInput>;
   /** Stop reading: a pending `next()` resolves `eof`. */
   close(): void;
 }
@@ -489,7 +493,7 @@ export async function runInteractiveSession(
   const ask = async (): Promise<Asked> => {
     // A shutdown closes the reader, which ends a pending next(). (Racing next() against the
     // shutdown promise would add a reaction to that never-settling promise on every turn.)
-    const input = await reader.next();
+    const input = await reader.next({ afterCancel: session.lastOutcome === "cancelled" });
     if (stop) return { ending: endingOfCancel(stop), outcome: "cancelled" };
     switch (input.kind) {
       case "eof":
