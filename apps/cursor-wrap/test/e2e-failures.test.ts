@@ -138,6 +138,24 @@ describe("failures", () => {
       "cursor-wrap: cursor-agent does not know session gone-session (it may have expired)",
     );
     expect(result.stderr).toContain("Start a new session without --resume.");
+    // Nor is that session offered to resume, in any output.
+    expect(result.stderr).not.toContain("resume with");
+    expect(result.stdout.toString()).not.toContain("--resume");
+    for (const format of ["text", "json"]) {
+      const other = await runWithFakeAgent(
+        ["-p", "x", "--resume", "gone-session", "--output-format", format],
+        { scenario: "unknown-session" },
+      );
+      expect(other.code).toBe(1);
+      expect(`${other.stdout}${other.stderr}`).not.toMatch(/resume with|"resume"/);
+    }
+    const interactive = await runWithFakeAgent(["--resume", "gone-session"], {
+      scenario: "unknown-session",
+      input: "x\n",
+    });
+    const shown = `${interactive.stdout}${interactive.stderr}`;
+    expect(shown).toContain("Start a new session without --resume.");
+    expect(shown).not.toContain("resume with");
   });
 
   it("kills the agent tree and exits 1 quietly when its stdout reader goes away (EPIPE)", async () => {

@@ -18,6 +18,7 @@ import { createColors } from "picocolors";
 import { lifecycleLine } from "./lifecycle-events.js";
 import { createStatusLine } from "./status-line.js";
 import type { Formatter, FormatterOptions, Output, TurnSummary, WrapperDecision } from "./types.js";
+import { offersResume } from "./wrapper-line.js";
 
 type Block = "text" | "tool" | "meta";
 
@@ -275,7 +276,7 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
       case "error":
         return [
           paint.red(`✗ ${safe(decision.message)}`),
-          ...(decision.terminal ? resume(decision.sessionId) : []),
+          ...(offersResume(decision) ? resume(decision.sessionId) : []),
         ];
     }
   };

@@ -15,6 +15,15 @@ export function wrapperSubtype(decision: WrapperDecision): string {
   return SUBTYPES[decision.kind];
 }
 
+/**
+ * Whether a decision's line says how to resume its session: one that ends the stream with a
+ * session, unless the agent said it does not know that session.
+ */
+export function offersResume(decision: WrapperDecision): boolean {
+  if (!isTerminal(decision) || !decision.sessionId) return false;
+  return !(decision.kind === "error" && decision.failure === "unknown-session");
+}
+
 /** Whether a decision ends the stream (and so carries the resume hint and partial result). */
 export function isTerminal(decision: WrapperDecision): boolean {
   return decision.kind === "retry" ? false : decision.terminal;
@@ -60,7 +69,8 @@ export function wrapperLine(
   }
   if (decision.sessionId) line.session_id = decision.sessionId;
   if (isTerminal(decision)) {
-    if (decision.sessionId) line.resume = `cursor-wrap --resume ${shellWord(decision.sessionId)}`;
+    if (offersResume(decision))
+      line.resume = `cursor-wrap --resume ${shellWord(decision.sessionId!)}`;
     line.partial_result = partialResult;
   }
   line.timestamp_ms = epochMs;

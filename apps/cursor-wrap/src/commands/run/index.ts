@@ -457,6 +457,8 @@ export async function runCommand(
     if (
       exitCode !== EXIT.completed &&
       result.sessionId !== undefined &&
+      // The agent said it does not know the session: resuming it cannot work.
+      result.failures.at(-1)?.kind !== "unknown-session" &&
       !hint.shown() &&
       !endsUnheard(ending, control.stopping)
     ) {
