@@ -17,6 +17,7 @@ export const EXIT_CODES_HELP = [
   "  2    a hang or a turn budget overrun that retries did not recover",
   "  129  SIGHUP: the terminal was closed",
   "  130  SIGINT: Ctrl+C (during a -p turn, or at an empty prompt)",
+  "  131  SIGQUIT: Ctrl+\\",
   "  143  SIGTERM",
   "       On a signal the agent's process tree is killed first.",
   "After a hang or an error, how to resume (cursor-wrap --resume <id>) is in the output: the",

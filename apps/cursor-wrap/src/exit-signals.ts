@@ -4,7 +4,7 @@ import { constants } from "node:os";
 // `--version` and `--help` included, which load none of the libraries.
 
 /** The signals that stop cursor-wrap. */
-const EXIT_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+const EXIT_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const;
 
 /** The parts of `process` the hold listens to and acts on (injectable for tests). */
 export type ExitSignalHost = Pick<NodeJS.Process, "on" | "listenerCount" | "exit">;
@@ -16,7 +16,7 @@ export interface ExitSignals {
 }
 
 /**
- * Keeps a stop signal (SIGINT, SIGTERM, SIGHUP) that no command handles from killing the
+ * Keeps a stop signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT) that no command handles from killing the
  * process: it ends with an exit code of its own instead, at once.
  *
  * A command handles these signals while it runs and stops listening when it is over; the

@@ -27,7 +27,9 @@ export function outputErrorMessage(error: NodeJS.ErrnoException): string {
   return `cannot write to stdout: ${code} (${why}); the agent was stopped, and its output up to here is in the log`;
 }
 
-const SHUTDOWN_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+// SIGQUIT (Ctrl+\) stops the run as SIGTERM does: by default it would end the wrapper at once,
+// its log unfinished and the agent left to the sentinel.
+const SHUTDOWN_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const;
 
 /** The parts of `process` the run control listens to and acts on (injectable for tests). */
 export type ProcessHooks = Pick<NodeJS.Process, "on" | "off" | "exit">;
@@ -78,7 +80,7 @@ export interface RunControl {
  * | what happens | at the prompt | turn running | kill waiting out its grace | already stopping |
  * |---|---|---|---|---|
  * | Ctrl+C (SIGINT), interactive | the prompt reader sees it: an empty line exits 130, a typed line is cleared | cancel the turn (its tree is killed), back to the prompt | SIGKILL the tree now, cancel the turn | SIGKILL the tree now, the run ends (exit 130 within 2 s) |
- * | SIGINT with `-p`, SIGTERM, SIGHUP | stop: exit 130 / 143 / 129 | stop: kill the tree, exit 130 / 143 / 129 | SIGKILL the tree now, then stop | SIGINT: SIGKILL now, the run ends (exit 130 within 2 s whatever holds it up); others: ignored |
+ * | SIGINT with `-p`, SIGTERM, SIGHUP, SIGQUIT | stop: exit 130 / 143 / 129 / 131 | stop: kill the tree, exit 130 / 143 / 129 / 131 | SIGKILL the tree now, then stop | SIGINT: SIGKILL now, the run ends (exit 130 within 2 s whatever holds it up); others: ignored |
  * | stdout closed (EPIPE) | stop quietly, exit 1 | stop quietly: kill the tree, exit 1 | same | ignored |
  * | any other stdout write error (ENOSPC, EFBIG, …) | stop: one line naming the error, exit 1, flagged | stop: kill the tree, the same line, exit 1 | same | ignored |
  * | error writing stderr | ignored: there is nowhere left to report it | | | |

@@ -128,6 +128,7 @@ describe("signals during a turn", () => {
     ["SIGINT", 130],
     ["SIGTERM", 143],
     ["SIGHUP", 129],
+    ["SIGQUIT", 131],
   ] as const) {
     it(`${signal}: kills the agent's whole tree, flushes the log and exits ${code}`, async () => {
       const wrapped = wrap(["-p", "x", "--idle-timeout", "1m"], { scenario: "descendants" });

@@ -28,10 +28,11 @@ export function runAgentDirectly(options: DirectRunOptions): Promise<number> {
       stdio: "inherit",
       env: options.env ?? process.env,
     });
+    // Ctrl+C and Ctrl+\ reach the agent from the terminal itself.
     const forward = (signal: NodeJS.Signals): void => {
-      if (signal !== "SIGINT") child.kill(signal);
+      if (signal !== "SIGINT" && signal !== "SIGQUIT") child.kill(signal);
     };
-    const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+    const signals = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const;
     for (const signal of signals) host.on(signal, forward);
     const done = (): void => {
       for (const signal of signals) host.off(signal, forward);

@@ -146,7 +146,8 @@ export async function acpCommand(
     signalled ??= signal;
     proxy.shutdown(`received ${signal}`, { hurry: true });
   };
-  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, onSignal);
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT"] as const)
+    process.on(signal, onSignal);
   try {
     const end = await proxy.done;
     const exitCode =
@@ -162,6 +163,7 @@ export async function acpCommand(
     });
     return exitCode;
   } finally {
-    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.off(signal, onSignal);
+    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT"] as const)
+      process.off(signal, onSignal);
   }
 }

@@ -141,7 +141,8 @@ export async function proxyCommand(
     context: { agent_token: env[AGENT_TOKEN_VARIABLE], pid: process.pid },
   });
   const onSignal = (signal: NodeJS.Signals): void => proxy.shutdown(`received ${signal}`);
-  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, onSignal);
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT"] as const)
+    process.on(signal, onSignal);
   try {
     const end = await proxy.done;
     if (end.reason.includes("could not be started"))
@@ -149,6 +150,7 @@ export async function proxyCommand(
     log?.close({ outcome: end.reason, flagged: end.exitCode !== 0, exit_code: end.exitCode });
     return end.exitCode;
   } finally {
-    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.off(signal, onSignal);
+    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT"] as const)
+      process.off(signal, onSignal);
   }
 }

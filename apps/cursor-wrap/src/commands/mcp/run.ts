@@ -178,12 +178,13 @@ export async function mcpRunCommand(
     let hurry: NodeJS.Timeout | undefined;
     let passedOn = false;
     const forward = (signal: NodeJS.Signals): void => {
-      if (signal === "SIGINT" && inTerminalForeground(io)) return;
+      // Ctrl+C and Ctrl+\ from the terminal reached the agent too.
+      if ((signal === "SIGINT" || signal === "SIGQUIT") && inTerminalForeground(io)) return;
       passedOn = true;
       child.kill(signal);
       hurry ??= setTimeout(() => child.kill("SIGKILL"), AGENT_EXIT_GRACE_MS);
     };
-    const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+    const signals = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const;
     for (const signal of signals) process.on(signal, forward);
     let code: number;
     try {
