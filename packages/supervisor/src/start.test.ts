@@ -270,7 +270,12 @@ describe("kill", () => {
   it("kills with killSync what the agent left when it has exited already", async () => {
     // The staged kill's SIGTERM ends the agent; the child that ignores it would live out the
     // grace (a minute here). A second Ctrl+C (killSync) must not wait for it.
-    const agent = await run("descendants", { killGraceMs: 60_000 });
+    const logged: Array<[string, Record<string, unknown>]> = [];
+    const logger = {
+      info: (fields: Record<string, unknown>, message: string) => logged.push([message, fields]),
+      warn: (fields: Record<string, unknown>, message: string) => logged.push([message, fields]),
+    };
+    const agent = await run("descendants", { killGraceMs: 60_000, logger });
     collect(agent.stdout);
     const pids = await pidsWritten(3);
     const staged = agent.kill("cancelled");
@@ -278,7 +283,14 @@ describe("kill", () => {
     expect(pids.filter(isAlive)).not.toEqual([]);
     agent.killSync();
     await expect.poll(() => pids.filter(isAlive), { timeout: 20_000 }).toEqual([]);
-    expect((await staged).survivors).toEqual([]);
+    const report = await staged;
+    expect(report.survivors).toEqual([]);
+    // The SIGKILL is a stage of the kill like the SIGTERM: logged, and in its report.
+    expect(report.steps.map((step) => step.signal)).toEqual(["SIGTERM", "SIGKILL"]);
+    expect(logged.map(([message, fields]) => [message, fields.signal])).toEqual([
+      ["kill_step", "SIGTERM"],
+      ["kill_step", "SIGKILL"],
+    ]);
   });
 
   it("leaves with killSync what the agent started when it exited by itself", async () => {

@@ -237,6 +237,9 @@ export async function start(options: StartOptions): Promise<AgentProcess> {
   let killing: Promise<KillReport> | undefined;
   // A kill that began while the agent ran (not one asked for after its exit, which does nothing).
   let killedRunning = false;
+  // When the kill began, and what killSync added to it (a second Ctrl+C: SIGKILL at once).
+  let killStartedAt: number | undefined;
+  const hurriedSteps: KillStep[] = [];
   let sampler: TreeSampler | undefined;
   return {
     pid: launched.pid,
@@ -265,7 +268,8 @@ export async function start(options: StartOptions): Promise<AgentProcess> {
           };
         }
         killedRunning = true;
-        const { steps, survivors } = await killTree({
+        killStartedAt = started;
+        const { steps: staged, survivors } = await killTree({
           rootPid: launched.pid,
           token,
           graceMs: killGraceMs,
@@ -273,6 +277,7 @@ export async function start(options: StartOptions): Promise<AgentProcess> {
         });
         const info = await exited;
         if (survivors.length > 0) options.logger?.warn({ survivors }, "kill_survivors");
+        const steps = [...staged, ...hurriedSteps].sort((a, b) => a.atMs - b.atMs);
         return {
           ...info,
           reason,
@@ -285,13 +290,23 @@ export async function start(options: StartOptions): Promise<AgentProcess> {
       return killing;
     },
     killSync() {
+      let pids: number[] | undefined;
       if (!exitInfo) {
-        killTreeSync(launched.pid, token);
+        pids = killTreeSync(launched.pid, token);
       } else if (killedRunning) {
         // A kill under way outlived the agent (a descendant ignores SIGTERM): what is left goes
         // now, found by the token. After a normal exit nothing is touched.
-        killTreeSync(launched.pid, token, true);
+        pids = killTreeSync(launched.pid, token, true);
       }
+      if (pids === undefined || pids.length === 0) return;
+      // A stage of the kill like the others (R-LOG3), also in its report.
+      const step: KillStep = {
+        signal: "SIGKILL",
+        atMs: killStartedAt === undefined ? 0 : Math.round(performance.now() - killStartedAt),
+        pids,
+      };
+      hurriedSteps.push(step);
+      options.logger?.info({ ...step, reason: "at once" }, "kill_step");
     },
     resize(size) {
       launched.resize(size);
