@@ -1,7 +1,7 @@
 import { CursorWrapError } from "@cursor-wrap/errors";
 import type { AgentSpawnError } from "@cursor-wrap/supervisor";
 import { cac } from "cac";
-import { ACP_FLAGS } from "./commands/acp/flags.js";
+import { ACP_FLAGS, splitAcpArguments } from "./commands/acp/flags.js";
 import { LOGS_FLAGS } from "./commands/logs/flags.js";
 import { MCP_ACTIONS_HELP, MCP_FLAGS, proxyFlagsOf } from "./commands/mcp/flags.js";
 import { REPLAY_FLAGS, REPLAY_OWN_FLAGS } from "./commands/replay/flags.js";
@@ -115,7 +115,13 @@ const AGENT_FLAGS_HELP = [
  * cursor-agent's flags exactly as cursor-agent does. Each command module is imported only when
  * its command runs, so `--help` and `--version` load nothing heavy.
  */
-export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.ProcessEnv) {
+export function createCli(
+  argv: readonly string[],
+  io: RunIo,
+  env: NodeJS.ProcessEnv,
+  /** cursor-agent's flags given with `acp`, taken out of `argv` (see splitAcpArguments). */
+  acpAgentFlags: readonly string[] = [],
+) {
   const cli = cac("cursor-wrap");
   cli.usage("[options] [prompt...]   (and every cursor-agent flag and subcommand)");
   // Every command's flags are read one way: its table, from the command line, then their
@@ -197,7 +203,16 @@ export function createCli(argv: readonly string[], io: RunIo, env: NodeJS.Proces
     const { given, afterDashDash } = flagsOf(ACP_FLAGS);
     const options = resolveOptions(ACP_FLAGS, { given, env });
     const { acpCommand } = await import("./commands/acp/index.js");
-    return acpCommand({ ...options, agentCommand: afterDashDash }, io, env);
+    if (acpAgentFlags.length > 0 && afterDashDash.length > 0) {
+      throw new UsageError(
+        `cursor-agent's flags (${acpAgentFlags.join(" ")}) go with the agent's command after --`,
+      );
+    }
+    return acpCommand(
+      { ...options, agentCommand: afterDashDash, agentFlags: [...acpAgentFlags] },
+      io,
+      env,
+    );
   });
 
   cli
@@ -308,13 +323,17 @@ export async function runCli(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   try {
-    if (ownCommandOf(args) === undefined) return await runMain(args, io, env);
+    const own = ownCommandOf(args);
+    if (own === undefined) return await runMain(args, io, env);
     // `cursor-wrap logs show … | head`: a reader that has seen enough is no error. Nor is a
     // closed terminal (EIO) under `mcp proxy` or `acp`: its log keeps what could not be shown.
     io.stdout.on("error", () => {});
     io.stderr.on("error", () => {});
-    const cli = createCli(args, io, env);
-    cli.parse(["node", "cursor-wrap", ...args], { run: false });
+    // `cursor-wrap --api-key KEY acp`: cursor-agent's flags are the agent's, not the command's.
+    const { own: ownArgs, agent: agentFlags } =
+      own === "acp" ? splitAcpArguments(args) : { own: args, agent: [] };
+    const cli = createCli(ownArgs, io, env, agentFlags);
+    cli.parse(["node", "cursor-wrap", ...ownArgs], { run: false });
     if (cli.options.help || cli.options.version) return 0;
     const code = await cli.runMatchedCommand();
     return typeof code === "number" ? code : 0;

@@ -263,7 +263,8 @@ function discardTypedAhead(input: NodeJS.ReadStream): void {
   try {
     // The terminal the prompts were typed on, opened anew (Linux); elsewhere the process's own
     // terminal, which it is unless stdin was redirected from another one.
-    const path = process.platform === "linux" ? `/proc/self/fd/${input.fd}` : "/dev/tty";
+    const stdinFd = (input as { fd?: number }).fd ?? 0;
+    const path = process.platform === "linux" ? `/proc/self/fd/${stdinFd}` : "/dev/tty";
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
     if (!isatty(fd)) return;
     input.setRawMode?.(true);

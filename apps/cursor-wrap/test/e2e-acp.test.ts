@@ -5,7 +5,7 @@
 // direct and proxied; the hangs are recovered.
 
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -360,6 +360,55 @@ describe("cursor-wrap acp with the official library as the editor", () => {
     const records = acpRecords(dir);
     expect(records.at(-1)).toMatchObject({ msg: "session_end", exit_code: 143 });
     expect(names(records)).toContain("acp_agent_killed");
+  });
+
+  it("passes cursor-agent's flags given with acp to the agent, before its acp", async () => {
+    const dir = workDir();
+    // The Cursor CLI as a script that notes its arguments, then runs the fake ACP agent.
+    const bin = join(dir, "agent");
+    writeFileSync(
+      bin,
+      `#!/bin/sh\nprintf '%s\\n' "$@" > "${join(dir, "argv")}"\nexec "${process.execPath}" "${fakeAcpAgentBin}"\n`,
+      { mode: 0o755 },
+    );
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        "--api-key",
+        "KEY",
+        "acp",
+        "-H",
+        "X-Team: t",
+        "--log-dir",
+        join(dir, "logs"),
+        "--agent-bin",
+        bin,
+      ],
+      { cwd: dir, env: agentEnv(dir) },
+    );
+    children.push(child);
+    child.stderr.resume();
+    const stream = acp.ndJsonStream(
+      Writable.toWeb(child.stdin),
+      Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+    );
+    const answer = await acp.client({ name: "e2e-editor" }).connectWith(stream, (context) =>
+      context.request("initialize", {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: {},
+      }),
+    );
+    child.stdin.end();
+    expect(answer).toMatchObject({ protocolVersion: acp.PROTOCOL_VERSION });
+    expect(readFileSync(join(dir, "argv"), "utf8").trimEnd().split("\n")).toEqual([
+      "--api-key",
+      "KEY",
+      "-H",
+      "X-Team: t",
+      "acp",
+    ]);
+    expect(await exited(child)).toBe(0);
   });
 
   it("answers the editor at once with why when the agent is not installed", async () => {

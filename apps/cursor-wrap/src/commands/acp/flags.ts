@@ -1,6 +1,7 @@
 // The flags of `cursor-wrap acp`: the run's rows it takes (a prompt turn under ACP is watched as
 // a print-mode turn is), each with what it means under ACP where that differs.
 
+import { type AgentFlag, agentFlagByLong, agentFlagByShort } from "../../options/agent-flags.js";
 import { type FlagDefinition, type OptionsOf, rowsOf } from "../../options/flag-table.js";
 import { FLAGS } from "../../options/flags.js";
 import { MONITOR_FLAGS } from "../../options/monitor-options.js";
@@ -50,3 +51,52 @@ export const ACP_FLAGS = [
 
 /** The options of `cursor-wrap acp`, resolved from {@link ACP_FLAGS}. */
 export type AcpFlagOptions = OptionsOf<typeof ACP_FLAGS>;
+
+/**
+ * `cursor-wrap acp`'s arguments apart: its own, and cursor-agent's flags given with it
+ * (`cursor-wrap --api-key KEY acp`, `acp -H "X-Team: t"`, as an editor's config passes them to
+ * `cursor-agent acp`), which go to the agent before its `acp`. Anything else stays with the
+ * command's own (an unknown option is an error there). Nothing after `--` is looked at.
+ */
+export function splitAcpArguments(args: readonly string[]): { own: string[]; agent: string[] } {
+  const own: string[] = [];
+  const agent: string[] = [];
+  const ownTakesValue = new Map<string, boolean>();
+  for (const row of ACP_FLAGS) {
+    ownTakesValue.set(row.name, row.placeholder !== undefined);
+    if (row.negated !== undefined) ownTakesValue.set(`no-${row.name}`, false);
+  }
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index]!;
+    if (arg === "--") {
+      own.push(...args.slice(index));
+      break;
+    }
+    const long = /^--([^=]+)(=.*)?$/s.exec(arg);
+    if (long) {
+      const name = long[1]!;
+      const ownValue = ownTakesValue.get(name);
+      const flag = ownValue === undefined ? agentFlagByLong(name) : undefined;
+      const into = flag ? agent : own;
+      into.push(arg);
+      const takes = flag ? takesValue(flag.arity, args[index + 1]) : ownValue === true;
+      if (takes && long[2] === undefined && index + 1 < args.length) into.push(args[++index]!);
+      continue;
+    }
+    const flag = /^-[^-]/.test(arg) ? agentFlagByShort(arg[1]!) : undefined;
+    if (!flag) {
+      own.push(arg);
+      continue;
+    }
+    agent.push(arg);
+    // `-H value` (a value attached, `-HX:1`, is one word).
+    if (arg.length === 2 && takesValue(flag.arity, args[index + 1])) agent.push(args[++index]!);
+  }
+  return { own, agent };
+}
+
+/** Whether an agent flag of `arity` takes `next` for its value (never the command's name). */
+function takesValue(arity: AgentFlag["arity"], next: string | undefined): boolean {
+  if (next === undefined || arity === "none") return false;
+  return arity !== "optional" || (!next.startsWith("-") && next !== "acp");
+}

@@ -25,6 +25,8 @@ import type { AcpFlagOptions } from "./flags.js";
 export type AcpOptions = AcpFlagOptions & {
   /** After `--`: the agent's command and arguments. Default: the Cursor CLI's `acp`. */
   agentCommand: string[];
+  /** cursor-agent's flags given with `acp` (`--api-key`, `-H`, …): before its `acp`. */
+  agentFlags?: string[];
 };
 
 /** Records that make a log worth a look (the file name is flagged). */
@@ -79,7 +81,8 @@ function agentLauncher(
     return { launcher: supervised(command, args), command: options.agentCommand };
   try {
     const bin = findAgentBinary(options.agentBin, env);
-    return { launcher: supervised(bin, ["acp"]), command: [bin, "acp"] };
+    const args = [...(options.agentFlags ?? []), "acp"];
+    return { launcher: supervised(bin, args), command: [bin, ...args] };
   } catch (error) {
     // No agent: the proxy still runs, and answers the editor with why (instead of a silent hang).
     return {
