@@ -132,7 +132,8 @@ describe("linkMcpPeers: odd lines cost only themselves (item 3)", () => {
       '{"level":"info","msg":"jsonrpc server ready"}\n',
     ],
     ["a structured log line naming jsonrpc", '{"jsonrpc":"1.0","log":"starting"}\n'],
-    ["a line with a raw NUL", '{"jsonrpc":"2.0","id":1,"result":"a\u0000b"}\n'],
+    // (Answering nothing pending: a broken answer to a pending request fails it, see below.)
+    ["a line with a raw NUL", '{"jsonrpc":"2.0","id":9,"result":"a\u0000b"}\n'],
     ["a banner", "Server listening on stdio\n"],
   ])("passes the next message after %s", async (_, odd) => {
     const t = setUp();
@@ -372,6 +373,33 @@ describe("linkMcpPeers: one answer per request, also for lines above the cap (it
     expect(t.names()).toContain("mcp_invalid_line");
     await vi.advanceTimersByTimeAsync(10_000);
     expect(t.answersFor(7)).toHaveLength(1);
+  });
+
+  it("answers a request at once when the server's answer is not JSON as it is written", async () => {
+    const t = setUp();
+    t.send(call(4));
+    t.send(call(5));
+    await settle();
+    // A raw NUL from a tool's output inside a string; a notification and an answer joined by a
+    // bare carriage return instead of a newline.
+    t.serverInput.write(
+      '{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"a\u0000b"}]}}\n',
+    );
+    t.serverInput.write(
+      '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\r{"jsonrpc":"2.0","id":5,"result":{}}\n',
+    );
+    await settle();
+    for (const id of [4, 5]) {
+      expect(t.answersFor(id)).toEqual([
+        expect.objectContaining({
+          id,
+          error: expect.objectContaining({ message: expect.stringContaining("not valid JSON") }),
+        }),
+      ]);
+    }
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(t.answersFor(4)).toHaveLength(1);
+    expect(t.answersFor(5)).toHaveLength(1);
   });
 
   it("passes the answer to a request that reuses an answered id", async () => {

@@ -138,6 +138,39 @@ function answeredByInvalidText(
   return request;
 }
 
+// Raw control characters (but tab), which JSON allows in no string: a server that writes a NUL
+// or an escape code from its tool's output as it is.
+const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f]/g;
+
+/**
+ * The pending requests a line that is not JSON answers: one whose strings hold raw control
+ * characters (escaped here, it parses), or answers joined to the line before by a bare carriage
+ * return (each part parsed alone). Their answers cannot be passed on as they are; their
+ * requests get an error now instead of a timeout.
+ */
+function answeredByBrokenJson(state: LinkState, line: Buffer): PendingRequest<RequestMeta>[] {
+  const settled: PendingRequest<RequestMeta>[] = [];
+  for (const part of line.toString("utf8").split("\r")) {
+    let value: unknown;
+    try {
+      value = JSON.parse(
+        part.replace(
+          RAW_CONTROL,
+          (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
+        ),
+      );
+    } catch {
+      continue;
+    }
+    const message = classifyValue(value, line);
+    const request = message.kind === "response" ? state.pending.settle(message.id.key) : undefined;
+    if (!request) continue;
+    forgetProgress(state, request.meta);
+    settled.push(request);
+  }
+  return settled;
+}
+
 /** The handler of what the server prints. */
 export function createServerHandler(
   state: LinkState,
@@ -305,6 +338,16 @@ export function createServerHandler(
             const cut = id === undefined ? undefined : state.pending.settle(id.key);
             cutLineAnswered = id !== undefined;
             if (cut) failUnpassableAnswer(state, cut, "a line cut short (a raw newline inside it)");
+            return;
+          }
+          if (item.reason === "not-json") {
+            for (const request of answeredByBrokenJson(state, item.line)) {
+              failUnpassableAnswer(
+                state,
+                request,
+                "a line that is not valid JSON (raw control characters, or messages joined by a bare carriage return)",
+              );
+            }
             return;
           }
           const request =
