@@ -68,6 +68,14 @@ const records = (path: string) =>
   fileLines(path).map((line) => JSON.parse(line.toString("utf8")) as Record<string, unknown>);
 
 describe("openSessionLog", () => {
+  it("keeps a secret the agent gave as its session id out of the file's name", () => {
+    const log = open();
+    log.setSessionId("sk-proj-ACPKEYabcdefghijklmnopqrstuvwx0123");
+    expect(log.path).toBe(join(dir, "cursor-wrap-2026-11-22T12-05-01-123Z-unknown.jsonl"));
+    log.close({ outcome: "completed", flagged: false, exit_code: 0 });
+    expect(readdirSync(dir).join()).not.toContain("ACPKEY");
+  });
+
   it("names the file by start time, then renames it once the session id is known", () => {
     const log = open();
     expect(log.path).toBe(join(dir, "cursor-wrap-2026-11-22T12-05-01-123Z-unknown.jsonl"));

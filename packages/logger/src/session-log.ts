@@ -631,6 +631,9 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
 
     setSessionId(id) {
       if (sessionId !== undefined || closed || !id) return;
+      // An id with a secret in it (it comes from the agent) is no name for the file, which
+      // `cursor-wrap logs` lists: the file keeps its name.
+      if (shouldRedact && redact(id) !== id) return;
       sessionId = id;
       const safe = id.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 128);
       // Another instance of the same session may have started in the same millisecond.

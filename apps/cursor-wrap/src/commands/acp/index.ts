@@ -10,6 +10,7 @@ import {
   startAcpProxy,
   supervisedAgent,
 } from "@cursor-wrap/acp";
+import { isPlausibleSessionId } from "@cursor-wrap/events";
 import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
 import { findAgentBinary } from "@cursor-wrap/run";
 import { signalExitCode } from "@cursor-wrap/run/ending";
@@ -107,10 +108,12 @@ export async function acpCommand(
     record(name, fields) {
       if (FLAGGING.has(name)) flagged = true;
       if (name === "acp_turn_start") turns += 1;
+      // The agent's id names the file only when it is one an agent could mean (as a run's).
       if (
         sessionId === undefined &&
         name === "acp_turn_start" &&
-        typeof fields.session_id === "string"
+        typeof fields.session_id === "string" &&
+        isPlausibleSessionId(fields.session_id)
       ) {
         sessionId = fields.session_id;
         log.setSessionId(sessionId);
