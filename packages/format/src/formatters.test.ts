@@ -368,8 +368,24 @@ describe("text", () => {
       true,
     );
     expect(said.out.text()).not.toContain("✗");
+    // A success result's words are the answer: shown when the turn showed none (a turn answered
+    // in its result alone, as two of the real captures are), never twice.
     const success = render("text", [line({ type: "result", subtype: "success", result: "ok" })]);
-    expect(success.out.text()).not.toContain("ok");
+    expect(success.out.text()).toBe("ok\n");
+    const answered = render("text", [
+      line({ type: "assistant", message: { content: [{ type: "text", text: "ok" }] } }),
+      line({ type: "result", subtype: "success", result: "ok" }),
+    ]);
+    expect(answered.out.text().match(/ok/g)).toHaveLength(1);
+    // An assistant message of a shape not known here is shown as data; the answer comes with
+    // the result.
+    const odd = render("text", [
+      line({ type: "assistant", message: { content: "plain \u001b[2J text" } }),
+      line({ type: "result", subtype: "success", result: "the answer" }),
+    ]);
+    expect(odd.out.text()).toContain("· assistant");
+    expect(odd.out.text()).toContain("the answer\n");
+    expect(odd.out.text()).not.toMatch(/\u001b/);
   });
 
   it("renders every tool kind, started and completed, as in its golden file", async () => {

@@ -201,6 +201,10 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
         return;
       case "assistant":
         status.setPhase("responding", event.recvAt.mono);
+        // A message whose content is no list of parts (a shape not known here): shown as data
+        // (R-FMT4), its text then comes with the result.
+        if (!Array.isArray((event.data.message as { content?: unknown } | undefined)?.content))
+          break;
         renderAssistant(event);
         status.refresh();
         return;
@@ -219,6 +223,10 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
         const failed = result?.isError ? result.text.trim() : "";
         if (failed && !assistant.text().includes(failed))
           line(paint.red(`✗ ${safe(failed)}`), "meta");
+        // A turn answered in its result alone (no assistant text, or none in a shape known
+        // here): the answer is the result's text.
+        const answer = result && !result.isError ? result.text.replace(/^\n+|\n+$/g, "") : "";
+        if (answer && !assistant.text().trim()) line(safe(answer), "text");
         return;
       }
       case "error": {
