@@ -549,6 +549,23 @@ describe("every secret form, however it is written (property)", () => {
     );
   });
 
+  it("finds each form as an object's key (a map keyed by tokens), and loses no value", () => {
+    fc.assert(
+      fc.property(form, ([, secret, , leak]) => {
+        const line = JSON.stringify({
+          type: "tool_call",
+          result: { [secret]: 1, [`${secret} `]: 2, other: 3 },
+        });
+        expect(jsonValueMayContainSecret(JSON.parse(line))).not.toBe(0);
+        const record = rawRecord(line);
+        expect(record).not.toContain(leak);
+        const logged = JSON.parse(record) as { raw: { result: Record<string, number> } };
+        expect(Object.values(logged.raw.result).sort()).toEqual([1, 2, 3]);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it("finds each form with colours inside it, as grep --color highlights a match", () => {
     const HIGHLIGHT = "\u001b[01;31m\u001b[K";
     const END = "\u001b[m\u001b[K";

@@ -473,16 +473,24 @@ export function maskLeadingSecret(text: string): string {
 const keys = new Map<string, KeyState>();
 const CACHED_KEYS = 1024;
 
-/** What is known of an object key: whether it names a secret, its last clean string value. */
+/**
+ * What is known of an object key: whether it names a secret, whether it may hold one itself (a
+ * map keyed by tokens), its last clean string value.
+ */
 interface KeyState {
   namesSecret: boolean;
+  holdsSecret: boolean;
   clean: string | undefined;
 }
 
 function keyState(key: string): KeyState {
   let state = keys.get(key);
   if (state === undefined) {
-    state = { namesSecret: isSecretName(key), clean: undefined };
+    state = {
+      namesSecret: isSecretName(key),
+      holdsSecret: mayContainSecret(key),
+      clean: undefined,
+    };
     if (keys.size >= CACHED_KEYS) keys.clear();
     keys.set(key, state);
   }
@@ -505,7 +513,7 @@ export function jsonValueMayContainSecret(value: unknown): 0 | 1 | 2 {
   return valueMayContainSecret(value, ROOT_KEY, 0);
 }
 
-const ROOT_KEY: KeyState = { namesSecret: false, clean: undefined };
+const ROOT_KEY: KeyState = { namesSecret: false, holdsSecret: false, clean: undefined };
 
 // Longer clean values are not remembered: they seldom come again, and a tool's output (up to
 // the parse cap) would be kept alive until the next value under its key.
@@ -535,12 +543,13 @@ function valueMayContainSecret(value: unknown, key: KeyState, depth: number): 0 
   const object = value as Record<string, unknown>;
   for (const name in object) {
     const item = object[name];
+    const state = keyState(name);
+    if (state.holdsSecret) return 1;
     if (typeof item === "string") {
-      const state = keyState(name);
       if (state.namesSecret && isHiddenValue(item)) return 1;
       if (stringMayContainSecret(item, state)) return 1;
     } else if (typeof item === "object" && item !== null) {
-      const found = valueMayContainSecret(item, keyState(name), depth + 1);
+      const found = valueMayContainSecret(item, state, depth + 1);
       if (found !== 0) return found;
     }
   }
@@ -570,6 +579,7 @@ function deepValueHasSecret(root: unknown): boolean {
       for (const name in object) {
         const item = object[name];
         if (isHiddenValue(item) && isSecretName(name)) return true;
+        if (redact(name) !== name) return true;
         pending.push(item);
       }
     }
@@ -662,8 +672,18 @@ export function redactJsonValue(value: unknown, depth = 0): { value: unknown; ch
   }
   if (value !== null && typeof value === "object") {
     let changed = false;
-    const entries = Object.entries(value).map(([key, item]) => {
-      if (isHiddenValue(item) && isSecretName(key)) {
+    const keys = new Set<string>();
+    const entries = Object.entries(value).map(([name, item]) => {
+      // A key that is a secret itself (a map keyed by tokens) is redacted too, and numbered if
+      // that makes it another key's twin, so that no value is lost.
+      let key = redact(name);
+      if (key !== name) {
+        changed = true;
+        for (let twin = 2; keys.has(key) || Object.hasOwn(value, key); twin += 1)
+          key = `${redact(name)} (${twin})`;
+      }
+      keys.add(key);
+      if (isHiddenValue(item) && isSecretName(name)) {
         changed = true;
         return [key, REPLACEMENT] as const;
       }
