@@ -39,8 +39,8 @@ describe("createStatusLine", () => {
     line.startTurn(0);
     line.toolStarted("c1", `\`npm run ${"a".repeat(60)}\``, 0);
     at(2_000);
-    // ⏳ takes two columns: 39 in all, the last one "…".
-    expect(shown()).toBe(`⏳ \`npm run ${"a".repeat(26)}…`);
+    // ⏳ takes two columns: 39 in all. The command is cut, never the elapsed time after it.
+    expect(shown()).toBe(`⏳ \`npm run ${"a".repeat(19)}… · 2.0s`);
     line.toolEnded("c1");
     line.toolStarted("c2", "`ls`", 2_000);
     expect(shown()).toBe("⏳ `ls` · 0ms");
@@ -48,8 +48,13 @@ describe("createStatusLine", () => {
     const wide = setUp(12, true);
     wide.line.startTurn(0);
     wide.line.toolStarted("c1", "日本語のコマンド", 0);
-    expect(wide.shown().replace(/\u001b\[[0-9;]*m/g, "")).toBe("⏳ 日本語…");
-    expect(wide.shown().endsWith("…\u001b[0m")).toBe(true);
+    expect(wide.shown().replace(/\u001b\[[0-9;]*m/g, "")).toBe("⏳ … · 0ms");
+    expect(wide.shown()).toContain("…\u001b[0m");
+    const narrower = setUp(22, true);
+    narrower.line.startTurn(0);
+    narrower.line.toolStarted("c1", "日本語のコマンド", 0);
+    expect(narrower.shown().replace(/\u001b\[[0-9;]*m/g, "")).toBe("⏳ 日本語のコ… · 0ms");
+    narrower.line.close();
     line.close();
     wide.line.close();
   });

@@ -71,28 +71,40 @@ export function createStatusLine(options: StatusLineOptions): StatusLine {
     return ` · ${timing.label ?? "hang in"} ${formatDuration(Math.max(0, timing.firesAt - now()))}`;
   };
 
-  const text = (): string => {
+  // The line as a label, which is cut when the terminal is too narrow, and the live part after
+  // it (elapsed time, countdown), which is kept whole: a long command or notice must not hide
+  // the countdown to a verdict.
+  const text = (): [label: string, live: string] => {
     const calls = [...running.values()];
     const latest = calls.at(-1);
     if (latest) {
       const more = calls.length > 1 ? ` (+${calls.length - 1} more)` : "";
       const warning = timing ? paint.yellow(countdown()) : "";
-      return `${paint.cyan("⏳")} ${latest.what} ${paint.dim(`· ${formatDuration(now() - latest.startedAt)}${more}`)}${warning}`;
+      return [
+        `${paint.cyan("⏳")} ${latest.what}`,
+        ` ${paint.dim(`· ${formatDuration(now() - latest.startedAt)}${more}`)}${warning}`,
+      ];
     }
     if (notice) {
       if (timing?.quietSince !== undefined) {
-        return paint.yellow(
-          `… quiet for ${formatDuration(now() - timing.quietSince)}${countdown()} if nothing arrives`,
-        );
+        return [
+          "",
+          paint.yellow(
+            `… quiet for ${formatDuration(now() - timing.quietSince)}${countdown()} if nothing arrives`,
+          ),
+        ];
       }
       // A countdown of its own (a wait between attempts): the notice, then the time left.
-      if (timing?.label !== undefined) return paint.yellow(`${notice}${countdown()}`);
-      return paint.dim(notice);
+      if (timing?.label !== undefined) return [paint.yellow(notice), paint.yellow(countdown())];
+      return [paint.dim(notice), ""];
     }
     if (phase) {
-      return paint.dim(`… ${PHASE_TEXT[phase.phase]} · ${formatDuration(now() - phase.since)}`);
+      return [
+        "",
+        paint.dim(`… ${PHASE_TEXT[phase.phase]} · ${formatDuration(now() - phase.since)}`),
+      ];
     }
-    return "";
+    return ["", ""];
   };
 
   const line: StatusLine = {
@@ -130,7 +142,8 @@ export function createStatusLine(options: StatusLineOptions): StatusLine {
     },
     draw() {
       if (!tty || !options.atLineStart()) return;
-      const next = fitWidth(text(), out.columns);
+      const [label, live] = text();
+      const next = fitWidth(label, live, out.columns);
       if (!next) return;
       out.write(next);
       drawn = next;
@@ -164,16 +177,22 @@ const WIDE =
 const COLOUR = /\u001b\[[0-9;]*m/y;
 
 /**
- * `text` cut to fit `columns` (a column spare, so the terminal never wraps it: a wrapped line
- * could not be erased in place and would leave a copy behind at every redraw), ending in "…"
- * when cut. Colour sequences are kept and take no room; one is reset after a cut.
+ * `label` then `live`, cut to fit `columns` (a column spare, so the terminal never wraps it: a
+ * wrapped line could not be erased in place and would leave a copy behind at every redraw):
+ * the label is cut first, ending in "…"; only when `live` alone does not fit is it cut too.
+ * Colour sequences are kept and take no room; one is reset after a cut.
  */
-function fitWidth(text: string, columns: number | undefined): string {
+function fitWidth(label: string, live: string, columns: number | undefined): string {
+  const text = label + live;
   if (columns === undefined || !Number.isFinite(columns) || columns < 3) return text;
   const room = columns - 1;
   if (widthUpTo(text, Number.POSITIVE_INFINITY).columns <= room) return text;
-  const cut = widthUpTo(text, room - 1);
-  return `${text.slice(0, cut.index)}…${cut.coloured ? "\u001b[0m" : ""}`;
+  const liveWidth = widthUpTo(live, Number.POSITIVE_INFINITY).columns;
+  // Room for a few characters of the label and its "…", or the whole line is cut as one.
+  const labelRoom = room - liveWidth - 1;
+  const [cutText, limit, after] = labelRoom >= 4 ? [label, labelRoom, live] : [text, room - 1, ""];
+  const cut = widthUpTo(cutText, limit);
+  return `${cutText.slice(0, cut.index)}…${cut.coloured ? "\u001b[0m" : ""}${after}`;
 }
 
 /**
