@@ -306,6 +306,21 @@ describe("runTurn", () => {
     });
   });
 
+  it("ends as completed when Ctrl+C only skips the wait for an agent that answered", async () => {
+    const { agent, context } = setUp();
+    const controller = new AbortController();
+    const turn = startTurn(context, { signal: controller.signal });
+    await agent.whenStarted;
+    agent.stdout(line({ type: "system", subtype: "init", session_id: SESSION }));
+    agent.stdout(line({ type: "result", subtype: "success", result: "done", session_id: SESSION }));
+    // The agent lingers; the person at the prompt presses Ctrl+C instead of waiting.
+    await vi.waitFor(() => expect(JSON.stringify(records())).toContain('"result":"done"'));
+    controller.abort({ kind: "turn", signal: "SIGINT" } satisfies CancelReason);
+    const result = await turn;
+    expect(agent.kills).toEqual(["cancelled"]);
+    expect(result).toMatchObject({ outcome: "completed", answer: "done" });
+  });
+
   it("reports an exit without a result as abnormal, with the agent's last stderr line", async () => {
     const { agent, context, stderr } = setUp();
     const turn = startTurn(context);

@@ -434,8 +434,12 @@ function turnResult(
     agentModel: facts.agentModel,
   };
   if (verdict) return { ...base, outcome: verdict.verdict, reason: verdict.reason };
-  if (signal.aborted)
-    return { ...base, outcome: "cancelled", cancel: signal.reason as CancelReason };
+  const cancel = signal.reason as CancelReason | undefined;
+  // Ctrl+C after the answer was complete (a lingering agent's exit being waited for) skips the
+  // wait: the turn completed, as a linger kill's does (R-CLI3).
+  const answered = facts.resultReceived && !facts.rejected && !facts.resultIsError;
+  if (signal.aborted && !(answered && cancel?.kind === "turn"))
+    return { ...base, outcome: "cancelled", cancel: cancel! };
   // A result after an unsupported protocol version, or a tool call the turn refused, is not
   // one this side can trust. An error result whose own words name a failure (a usage limit,
   // say) is that failure: recovery may answer it (another model), where an error result alone
