@@ -666,6 +666,8 @@ describe("text", () => {
         "… quiet for 30.0s; hang in 30.0s if nothing arrives",
         `⚠ Hang detected — killed cursor-agent (${reason.message})`,
         "  resume with: cursor-wrap --resume s-1",
+        // A retried hang says what hung too (the run reports it with the retry alone).
+        `⚠ Hang detected — killed cursor-agent (${reason.message})`,
         '↻ Retrying (2/3): resuming the session with "continue"',
         "⚠ cursor-agent finished but did not exit (process still running 10.0s after its result); killed it",
         "✗ Cancelled (SIGINT)",

@@ -270,6 +270,14 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
         ];
       case "retry":
         return [
+          // A hang that is retried: what hung, then what comes next.
+          ...(decision.reason && decision.message === undefined
+            ? [
+                paint.yellow(
+                  `⚠ Hang detected — killed cursor-agent (${safe(decision.reason.message)})`,
+                ),
+              ]
+            : []),
           paint.yellow(
             decision.message !== undefined
               ? `↻ ${safe(decision.message)}`
