@@ -145,6 +145,21 @@ describe("createRunControl", () => {
     control.dispose();
   });
 
+  it("logs a closed terminal's stdout once, however many writes fail after its SIGHUP", () => {
+    const { control, stdout, host } = setUp(true);
+    host.emit("SIGHUP", "SIGHUP");
+    const eio = Object.assign(new Error("write EIO"), { code: "EIO" });
+    for (let write = 0; write < 6; write += 1) stdout.emit("error", eio);
+    expect(control.stopping).toEqual({ kind: "shutdown", signal: "SIGHUP" });
+    log.close({ outcome: "test", flagged: false, exit_code: 0 });
+    const closed = readFileSync(log.path, "utf8")
+      .trimEnd()
+      .split("\n")
+      .filter((text) => text.includes('"msg":"stdout_closed"'));
+    expect(closed).toHaveLength(1);
+    control.dispose();
+  });
+
   it("any other stdout error stops the run with one line naming it, and an error ending", () => {
     const { control, stdout, stderr } = setUp(true);
     let shown = "";

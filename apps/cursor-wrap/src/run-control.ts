@@ -142,8 +142,12 @@ export function createRunControl(options: RunControlOptions): RunControl {
     stop({ kind: "shutdown", signal });
   };
 
+  // Once stdout failed, every later write fails the same way (a closed terminal: EIO after
+  // SIGHUP): said and logged once.
+  let stdoutFailed = false;
   const onStdoutError = (error: NodeJS.ErrnoException): void => {
-    if (stopping?.kind === "output") return;
+    if (stdoutFailed) return;
+    stdoutFailed = true;
     const reason: CancelReason = { kind: "output", code: error.code ?? "unknown" };
     // Like any Unix tool whose reader went away: stop quietly.
     if (readerGone(reason)) log.setConsoleLevel("silent");
