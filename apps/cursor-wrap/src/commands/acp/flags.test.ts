@@ -59,6 +59,12 @@ describe("splitAcpArguments", () => {
     ]);
   });
 
+  it("leaves help and version to the command", () => {
+    for (const flag of ["--help", "-h", "--version", "-v"]) {
+      expect(splitAcpArguments(["acp", flag])).toEqual({ own: ["acp", flag], agent: [] });
+    }
+  });
+
   it("never takes the command's name for an optional value", () => {
     expect(splitAcpArguments(["--resume", "acp"])).toEqual({ own: ["acp"], agent: ["--resume"] });
     expect(splitAcpArguments(["acp", "--resume", "chat-1"]).agent).toEqual(["--resume", "chat-1"]);

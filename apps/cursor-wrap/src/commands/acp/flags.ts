@@ -76,14 +76,14 @@ export function splitAcpArguments(args: readonly string[]): { own: string[]; age
     if (long) {
       const name = long[1]!;
       const ownValue = ownTakesValue.get(name);
-      const flag = ownValue === undefined ? agentFlagByLong(name) : undefined;
+      const flag = ownValue === undefined ? agentsOwn(agentFlagByLong(name)) : undefined;
       const into = flag ? agent : own;
       into.push(arg);
       const takes = flag ? takesValue(flag.arity, args[index + 1]) : ownValue === true;
       if (takes && long[2] === undefined && index + 1 < args.length) into.push(args[++index]!);
       continue;
     }
-    const flag = /^-[^-]/.test(arg) ? agentFlagByShort(arg[1]!) : undefined;
+    const flag = /^-[^-]/.test(arg) ? agentsOwn(agentFlagByShort(arg[1]!)) : undefined;
     if (!flag) {
       own.push(arg);
       continue;
@@ -99,4 +99,9 @@ export function splitAcpArguments(args: readonly string[]): { own: string[]; age
 function takesValue(arity: AgentFlag["arity"], next: string | undefined): boolean {
   if (next === undefined || arity === "none") return false;
   return arity !== "optional" || (!next.startsWith("-") && next !== "acp");
+}
+
+/** An agent flag that is only the agent's after `--` (`--help`, `-v`) is the command's own here. */
+function agentsOwn(flag: AgentFlag | undefined): AgentFlag | undefined {
+  return flag?.afterDashDashOnly === true ? undefined : flag;
 }
