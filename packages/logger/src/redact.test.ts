@@ -586,6 +586,13 @@ describe("every secret form, however it is written (property)", () => {
     // The highlighted part of a key found by grep, and a value under a secret's name.
     const grep = `.env:OPENAI_API_KEY=sk-${HIGHLIGHT}proj${END}-AAAAbbbbCCCCddddEEEEffff0000111122223333`;
     expect(redact(grep)).toBe(".env:OPENAI_API_KEY=[REDACTED]");
+    // In JSON text, an escaped ESC that begins no colour code is no control sequence: nothing
+    // of the JSON around it is taken for one.
+    const json = JSON.stringify({
+      a: "cut at \u001b[",
+      b: "key sk-proj-AbCdEf0123456789AbCdEf0123",
+    });
+    expect(JSON.parse(redact(json))).toEqual({ a: "cut at \u001b[", b: "key [REDACTED]" });
     // A coloured text without a secret keeps its colours.
     expect(redact("\u001b[31mtask-list ready\u001b[0m")).toBe("\u001b[31mtask-list ready\u001b[0m");
   });

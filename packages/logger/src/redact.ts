@@ -71,9 +71,6 @@ const CANDIDATE = new RegExp(`(?:${PREFIXES})|(?:(?:${NAMES})(?:${SEPARATOR}))`,
 // alone is a plain search, and beside the names it made their search twice as slow).
 const PRECHECKS = [
   /\\u/,
-  // A control sequence can hide any of them (see CONTROL_SEQUENCE): a text with one is
-  // looked at without them.
-  /\u001b/,
   new RegExp(`(?:${NAMES})(?:${SEPARATOR})`),
   ...([1, 2] as const).map(
     (group) =>
@@ -87,7 +84,10 @@ const PRECHECKS = [
 // A short text (a thinking delta's few words: five lines in six of the real captures) costs
 // what a search costs to start, not to scan: one search for everything costs less than four.
 const SHORT_TEXT = 64;
-const SHORT_PRECHECK = new RegExp(`\\\\u|\\u001b|(?:${NAMES})(?:${SEPARATOR})|${PREFIXES}`);
+const SHORT_PRECHECK = new RegExp(`\\\\u|(?:${NAMES})(?:${SEPARATOR})|${PREFIXES}`);
+// A control sequence can hide any of them (see CONTROL_SEQUENCE): a text with one that no
+// search finds a candidate in is searched again without them.
+const ESCAPE = /\u001b/;
 const NAME_WORD = /^(?:passw|passphrase|secret|token|credential|api|access|private|account|sig)/i;
 
 /** A secret found at a candidate: the span replaced, and the text that replaces it. */
@@ -310,7 +310,9 @@ function forgetSubject(text: string): void {
 // puts inside a secret: `grep --color=always` highlights the match it found in a key
 // (`sk-ESC[01;31mESC[KprojESC[mESC[K-…`), also written as JSON escapes (`\u001b[…`) in the
 // text of a JSON line. A text with one is also searched without them.
-const CONTROL_SEQUENCE = /(?:\u001b|\\u001b)\[[0-?]*[ -/]*[@-~]/g;
+// (Written as a JSON escape, only a colour or erase code: its parameters and a letter, so that
+// it can never reach over a quote or a comma of the JSON around it.)
+const CONTROL_SEQUENCE = /\u001b\[[0-?]*[ -/]*[@-~]|\\u001b\[[0-9;:<=>?]*[A-Za-z]/g;
 
 /** `text` without its control sequences, or undefined when it has none. */
 function withoutControls(text: string): string | undefined {
@@ -324,6 +326,41 @@ function withoutControls(text: string): string | undefined {
  * text has none).
  */
 export function mayContainSecret(text: string): boolean {
+  if (plainMayContainSecret(text)) return true;
+  if (!ESCAPE.test(text) || !controlInsideWord(text)) return false;
+  const plain = withoutControls(text);
+  return plain !== undefined && plainMayContainSecret(plain);
+}
+
+// A character of a key, a name or a value (ASCII letters and digits, `_.:=+/~-`), on either
+// side of a control sequence that cuts it; by code, for the loop below.
+const WORD_CODES = new Uint8Array(128);
+for (const character of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:=+/~-")
+  WORD_CODES[character.charCodeAt(0)] = 1;
+const isWordCode = (code: number): boolean => code < 128 && WORD_CODES[code] === 1;
+const CONTROL_AT = /\u001b\[[0-?]*[ -/]*[@-~]/y;
+
+/**
+ * Whether control sequences sit inside a word (`sk-ESC[31mproj`), where they could hide a
+ * secret from the searches: colours around whole words (a test runner's ✓, a path, a
+ * duration) cannot, and most coloured output has only those.
+ */
+function controlInsideWord(text: string): boolean {
+  for (let at = text.indexOf("\u001b"); at !== -1; at = text.indexOf("\u001b", at + 1)) {
+    if (at === 0 || !isWordCode(text.charCodeAt(at - 1))) continue;
+    let end = at;
+    for (;;) {
+      CONTROL_AT.lastIndex = end;
+      const sequence = CONTROL_AT.exec(text);
+      if (sequence === null) break;
+      end += sequence[0].length;
+    }
+    if (end > at && end < text.length && isWordCode(text.charCodeAt(end))) return true;
+  }
+  return false;
+}
+
+function plainMayContainSecret(text: string): boolean {
   if (text.length < SHORT_TEXT) return SHORT_PRECHECK.test(text);
   // Indexed: where V8's optimizing compiler is off (the MCP proxy) a for…of allocates an
   // iterator result per step, and this runs for every record.
