@@ -6,10 +6,11 @@
 // terminal itself (cursor-wrap and the agent share the terminal's foreground process group), so
 // a SIGINT is passed on only when cursor-wrap is not in the foreground of a terminal (then it
 // was sent to cursor-wrap alone). An agent that outlives a passed-on signal by 10 s is killed,
-// and once it is gone, so is what it started and left running (found by the token its
-// environment passes on: a launcher script's own child does not get a signal sent to the
-// script), after the MCP proxies have ended their servers. An agent that exits by itself
-// keeps what it left, but for the proxies.
+// and once it is gone, so is what it started and left running in cursor-wrap's own process
+// group (found by the token its environment passes on, Linux: a launcher script's child does
+// not get a signal sent to the script), after the MCP proxies have ended their servers. What
+// left the group (an editor's app, its terminals' shells) is not touched; an agent that exits
+// by itself keeps what it left, but for the proxies.
 // A crash of cursor-wrap gives the configs back before it exits; a SIGKILL leaves them to the
 // next cursor-wrap start, which finds the session's record.
 
@@ -23,7 +24,6 @@ import {
   AGENT_TOKEN_VARIABLE,
   AgentSpawnError,
   findAgentTree,
-  killTree,
   processExists,
 } from "@cursor-wrap/supervisor";
 import { signalExitCode } from "../../exit-codes.js";
@@ -48,6 +48,14 @@ const LEFT_RUNNING_GRACE_MS = 2_000;
 /** Launchers of editors that hand the window to a running app and return at once. */
 const RETURNS_AT_ONCE = new Set(["cursor", "code", "code-insiders", "windsurf", "zed", "zeditor"]);
 
+/** This process's group, session, terminal and its terminal's foreground group (Linux). */
+function selfStat(): { group: number; session: number; terminal: number; foreground: number } {
+  const stat = readFileSync("/proc/self/stat", "latin1");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const [group, session, terminal, foreground] = [2, 3, 4, 5].map((at) => Number(fields[at]));
+  return { group: group!, session: session!, terminal: terminal!, foreground: foreground! };
+}
+
 /**
  * Whether this process is in the foreground of its terminal: a SIGINT then most likely came
  * from Ctrl+C, which the terminal sent to the agent too. Linux reads it from /proc; elsewhere a
@@ -55,12 +63,43 @@ const RETURNS_AT_ONCE = new Set(["cursor", "code", "code-insiders", "windsurf", 
  */
 function inTerminalForeground(io: RunIo): boolean {
   try {
-    const stat = readFileSync("/proc/self/stat", "latin1");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const [group, terminal, foreground] = [fields[2], fields[4], fields[5]];
-    return terminal !== "0" && foreground === group;
+    const { group, terminal, foreground } = selfStat();
+    return terminal !== 0 && foreground === group;
   } catch {
     return io.stdin.isTTY === true;
+  }
+}
+
+/**
+ * End what a signalled agent left running in this process's own group and session (its
+ * launcher's children): SIGTERM, then SIGKILL for any still there after the grace. Found by
+ * the run's token (Linux); elsewhere nothing is touched.
+ */
+async function endLeftRunning(agentPid: number, token: string): Promise<void> {
+  let own: ReturnType<typeof selfStat>;
+  try {
+    own = selfStat();
+  } catch {
+    return;
+  }
+  const left = (await findAgentTree(agentPid, token)).filter(
+    (entry) => entry.pid !== agentPid && entry.pgid === own.group && entry.sid === own.session,
+  );
+  for (const entry of left) signalProcess(entry.pid, "SIGTERM");
+  const deadline = Date.now() + LEFT_RUNNING_GRACE_MS;
+  let alive = left.filter((entry) => processExists(entry.pid));
+  while (alive.length > 0 && Date.now() < deadline) {
+    await sleep(50);
+    alive = alive.filter((entry) => processExists(entry.pid));
+  }
+  for (const entry of alive) signalProcess(entry.pid, "SIGKILL");
+}
+
+function signalProcess(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone meanwhile
   }
 }
 
@@ -202,7 +241,7 @@ export async function mcpRunCommand(
     }
     if (child.pid !== undefined) {
       await endProxies(child.pid, token);
-      if (passedOn) await killTree({ rootPid: child.pid, token, graceMs: LEFT_RUNNING_GRACE_MS });
+      if (passedOn) await endLeftRunning(child.pid, token);
     }
     return code;
   } finally {
