@@ -3,7 +3,8 @@
 // codes), the CLI in-process for how it reads a command line and names the agent's failures.
 
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { realCapture } from "@cursor-wrap/fixtures";
 import { isAlive, readPids } from "@cursor-wrap/testkit";
@@ -149,6 +150,15 @@ describe("failures", () => {
       expect(other.code).toBe(1);
       expect(`${other.stdout}${other.stderr}`).not.toMatch(/resume with|"resume"/);
     }
+    // Nor in the report (and the job summary, the notifications built like it).
+    const report = join(mkdtempSync(join(tmpdir(), "unknown-session-")), "report.json");
+    await runWithFakeAgent(["-p", "x", "--resume", "gone-session", "--report", report], {
+      scenario: "unknown-session",
+    });
+    expect(JSON.parse(readFileSync(report, "utf8"))).toMatchObject({
+      session_id: "gone-session",
+      resume_command: null,
+    });
     const interactive = await runWithFakeAgent(["--resume", "gone-session"], {
       scenario: "unknown-session",
       input: "x\n",

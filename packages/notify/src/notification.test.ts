@@ -175,6 +175,23 @@ describe("createNotificationSource", () => {
     expect(gaveUp.text).not.toContain("..");
   });
 
+  it("offers no resume for a session the agent said it does not know", () => {
+    const [gaveUp] = notificationsOf([
+      ["agent_spawn", {}],
+      ["turn_end", { session_id: SESSION }],
+      [
+        "agent_failure",
+        {
+          kind: "unknown-session",
+          summary: "cursor-agent does not know session … Start a new session without --resume.",
+          gave_up: "unknown-session: final",
+        },
+      ],
+    ]);
+    expect(gaveUp).toMatchObject({ event: "gave-up", resume_command: null });
+    expect(gaveUp!.text).not.toContain("Resume with");
+  });
+
   it("keeps the summary to one short line", () => {
     const [hang] = notificationsOf([["hang_detected", { summary: `a\nb\r\n${"x".repeat(900)}` }]]);
     expect(hang!.summary.startsWith("a b x")).toBe(true);

@@ -116,6 +116,8 @@ export function createNotificationSource(
   let lastVerdict: { verdict: string; summary: string } | undefined;
   let gaveUp = false;
   let done = false;
+  // The agent said it does not know the session: resuming it cannot work.
+  let unknownSession = false;
 
   const make = (
     event: NotifyEvent,
@@ -137,7 +139,7 @@ export function createNotificationSource(
       retry: null,
       outcome: null,
       exit_code: null,
-      resume_command: sessionId === undefined ? null : resume(sessionId),
+      resume_command: sessionId === undefined || unknownSession ? null : resume(sessionId),
       log_path: logPath ?? null,
       report_path: options.reportPath ?? null,
       host: options.host ?? null,
@@ -195,6 +197,7 @@ export function createNotificationSource(
           ];
         case "agent_failure":
         case "abnormal_exit": {
+          if (text(record, "kind") === "unknown-session") unknownSession = true;
           const why = text(record, "gave_up");
           if (why === undefined || gaveUp) return [];
           gaveUp = true;

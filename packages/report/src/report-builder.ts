@@ -160,6 +160,8 @@ export function createReportBuilder(options: ReportBuilderOptions = {}): ReportB
   const open = new Map<string, OpenCall>();
   const closed: ClosedCall[] = [];
   const stderrTail: string[] = [];
+  // The agent said it does not know the session: it is no session to resume.
+  let unknownSession = false;
   const interruptions: InterruptionReport[] = [];
 
   const current = (): Attempt | undefined => attempts.at(-1);
@@ -297,6 +299,7 @@ export function createReportBuilder(options: ReportBuilderOptions = {}): ReportB
           return;
         }
         case "agent_failure": {
+          if (text(record, "kind") === "unknown-session") unknownSession = true;
           const attempt = current();
           if (attempt) attempt.failure = failureOf(record, text(record, "kind") ?? "failure");
           return;
@@ -469,7 +472,8 @@ export function createReportBuilder(options: ReportBuilderOptions = {}): ReportB
         pid: pid ?? null,
         mode,
         session_id: sessionId ?? null,
-        resume_command: sessionId === undefined ? null : resumeCommand(sessionId),
+        // None for a session the agent said it does not know: resuming it cannot work.
+        resume_command: sessionId === undefined || unknownSession ? null : resumeCommand(sessionId),
         log_path: logPath ?? null,
         agent: { bin: agentBin ?? null, version: agentVersion ?? null },
         models,
