@@ -12,6 +12,7 @@ import {
 import { LEVELS } from "./levels.js";
 import {
   createLineRedactor,
+  isSecretName,
   jsonValueMayContainSecret,
   type LineRedactor,
   maskCutSecret,
@@ -259,16 +260,37 @@ export function createStderrRecordEncoder(options: RawRecordOptions): StderrReco
 const HELD_BYTES = 4096;
 
 /**
- * Where the last word of `bytes` begins (words end at spaces and tabs, which never cut a UTF-8
- * character); undefined when it is longer than {@link HELD_BYTES}.
+ * Where the held part of a piece begins: its last word, and the words before it that say a
+ * secret follows (`DB_PASSWORD:`, `"apiKey":`, `PASSWORD =`, `["--token",`, `Authorization:
+ * Bearer`), so that a secret's name and its value are in one record. Words end at spaces and
+ * tabs, which never cut a UTF-8 character. Undefined when the last word alone is longer than
+ * {@link HELD_BYTES}.
  */
 function lastWordStart(bytes: Buffer): number | undefined {
   const floor = Math.max(0, bytes.length - HELD_BYTES);
-  for (let index = bytes.length - 1; index >= floor; index -= 1) {
-    const byte = bytes[index]!;
-    if (byte === 0x20 || byte === 0x09) return index + 1;
+  const wordStart = (end: number): number | undefined => {
+    for (let index = end - 1; index >= floor; index -= 1) {
+      const byte = bytes[index]!;
+      if (byte === 0x20 || byte === 0x09) return index + 1;
+    }
+    return floor === 0 ? 0 : undefined;
+  };
+  let start = wordStart(bytes.length);
+  while (start !== undefined && start > floor) {
+    // The word before, past the blanks before `start`.
+    let end = start;
+    while (end > floor && (bytes[end - 1] === 0x20 || bytes[end - 1] === 0x09)) end -= 1;
+    const before = end > floor ? wordStart(end) : undefined;
+    if (before === undefined || !introducesSecret(bytes.toString("latin1", before, end))) break;
+    start = before;
   }
-  return floor === 0 ? 0 : undefined;
+  return start;
+}
+
+/** A word after which a secret may follow: a secret's name, a separator, `Bearer`. */
+function introducesSecret(word: string): boolean {
+  const bare = word.replace(/^[[{("']+|[\]})"',:=]+$/g, "");
+  return bare === "" || /^(?:bearer|basic|authorization)$/i.test(bare) || isSecretName(bare);
 }
 
 /** The first index at or after `index` that does not cut a UTF-8 character. */

@@ -405,6 +405,14 @@ describe("a stderr line longer than a piece (property)", () => {
     ["Authorization: Bearer tok0123456789abcdefghij", "tok0123456789abcdef"],
     ["--api-key key0123456789abcdefghijklmn", "key0123456789abcdefghij"],
     [`${"x".repeat(5000)}&password=s3cret0123456789abcdefgh`, "s3cret0123456789abcd"],
+    // A name and its value as words apart, in the forms logs and configs write them.
+    ["DB_PASSWORD: dbvalue0123456789abcdef", "dbvalue0123456789"],
+    ["client_secret: csvalue0123456789abcdef", "csvalue0123456789"],
+    ['"apiKey": "akvalue0123456789abcdef"', "akvalue0123456789"],
+    ["PASSWORD = pwvalue0123456789abcdef", "pwvalue0123456789"],
+    ['["--token", "tkvalue0123456789abcdef"]', "tkvalue0123456789"],
+    ["credentials: crvalue0123456789abcdef", "crvalue0123456789"],
+    ['"password": "jsvalue0123456789abcdef"', "jsvalue0123456789"],
   ];
 
   const decoded = (parts: Buffer[]) => JSON.parse(Buffer.concat(parts).toString("utf8"));

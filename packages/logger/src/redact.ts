@@ -494,11 +494,11 @@ export function maskCutSecret(redacted: string, window = redacted.length): strin
 }
 
 // The rest of a secret at the start of a text whose beginning was cut off with the text before.
-const LEADING_SECRET = /^[A-Za-z0-9._~+/=-]+/;
+const LEADING_SECRET = /^(\\?["']?)[A-Za-z0-9._~+/=-]+/;
 
 /** `text` with the rest of a secret cut off before it replaced (see {@link maskCutSecret}). */
 export function maskLeadingSecret(text: string): string {
-  return text.replace(LEADING_SECRET, REPLACEMENT);
+  return text.replace(LEADING_SECRET, (_, quote: string) => `${quote}${REPLACEMENT}`);
 }
 
 // Values are searched decoded, as a reader of the log sees them (and as `redactJsonValue`
