@@ -264,8 +264,13 @@ function discardTypedAhead(input: NodeJS.ReadStream): void {
     // The terminal the prompts were typed on, opened anew (Linux); elsewhere the process's own
     // terminal, which it is unless stdin was redirected from another one.
     const stdinFd = (input as { fd?: number }).fd ?? 0;
-    const path = process.platform === "linux" ? `/proc/self/fd/${stdinFd}` : "/dev/tty";
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+    const flags = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
+    try {
+      fd = openSync(process.platform === "linux" ? `/proc/self/fd/${stdinFd}` : "/dev/tty", flags);
+    } catch {
+      // A terminal this user may not open anew by its /proc path (after `su`): its own name.
+      fd = openSync("/dev/tty", flags);
+    }
     if (!isatty(fd)) return;
     input.setRawMode?.(true);
     raw = true;

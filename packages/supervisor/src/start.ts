@@ -455,6 +455,8 @@ async function launchPty(
       cwd,
       env: env as Record<string, string>,
       // Bytes, decoded here: the end of the output read below goes through the same decoder.
+      // (node-pty then leaves IUTF8 off the terminal: it only changes how the terminal edits a
+      // line typed into it, and the agent's stdin gets nothing but an end of input.)
       encoding: null,
     });
   } catch (error) {

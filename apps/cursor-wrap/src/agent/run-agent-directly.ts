@@ -18,8 +18,9 @@ export interface DirectRunOptions {
  * Run the agent as it is, for its own subcommands and info flags (`status`, `login`,
  * `--list-models`, … R-CLI1c): the terminal is inherited (stdin, stdout and stderr are the
  * user's, so a login prompt or the agent's own interactive screen works), nothing is logged as
- * a turn, and the exit code is the agent's (128+n if a signal ended it). Ctrl+C reaches the
- * agent from the terminal itself; SIGTERM and SIGHUP sent to cursor-wrap are passed on.
+ * a turn, and the exit code is the agent's (128+n if a signal ended it). Ctrl+C and Ctrl+\
+ * reach the agent from the terminal itself (a SIGINT or SIGQUIT sent to cursor-wrap alone is
+ * not passed on); SIGTERM and SIGHUP sent to cursor-wrap are.
  */
 export function runAgentDirectly(options: DirectRunOptions): Promise<number> {
   const host = options.host ?? process;

@@ -2,10 +2,10 @@
 // agent's MCP configs wrapped for as long as it runs, the agent on the user's terminal as it
 // would run without cursor-wrap, and the configs given back whatever ends it.
 //
-// Signals: SIGTERM and SIGHUP are passed on to the agent. Ctrl+C reaches the agent from the
-// terminal itself (cursor-wrap and the agent share the terminal's foreground process group), so
-// a SIGINT is passed on only when cursor-wrap is not in the foreground of a terminal (then it
-// was sent to cursor-wrap alone). An agent that outlives a passed-on signal by 10 s is killed,
+// Signals: SIGTERM and SIGHUP are passed on to the agent. Ctrl+C and Ctrl+\ reach the agent
+// from the terminal itself (cursor-wrap and the agent share the terminal's foreground process
+// group), so a SIGINT or SIGQUIT is passed on only when cursor-wrap is not in the foreground of
+// a terminal (then it was sent to cursor-wrap alone). An agent that outlives a passed-on signal by 10 s is killed,
 // and once it is gone, so is what it started and left running in cursor-wrap's own process
 // group (found by the token its environment passes on, Linux: a launcher script's child does
 // not get a signal sent to the script), after the MCP proxies have ended their servers. What
