@@ -295,6 +295,17 @@ describe("replay and logs at their edges", () => {
       const out = replay.stdout.toString();
       expect(out).toContain("the agent's processes could not be looked at (taken as parked)");
       expect(out).not.toContain("0ms CPU");
+      // A measured sample that found none of them: the agent had exited, its end was coming
+      // (the run did not take it for silence, and neither does replay).
+      writeFileSync(
+        file,
+        readFileSync(file, "utf8").replaceAll(
+          '"processes":0',
+          '"cpu_ms":0,"io_bytes":0,"processes":0',
+        ),
+      );
+      const gone = (await runInProcess(["replay", file, "--idle-timeout", "1m"])).stdout.toString();
+      expect(gone).toContain("no verdict: nothing would have been killed");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

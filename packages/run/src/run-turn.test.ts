@@ -249,6 +249,26 @@ describe("runTurn", () => {
     expect(records().filter((record) => record.msg === "liveness_sample")).toHaveLength(5);
   });
 
+  it("kills no agent whose processes are all gone: its exit, and its last lines, are on the way", async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { agent, context } = setUp(
+      { monitor: { idleTimeoutMs: 60_000, liveness: { maxQuietMs: 300_000 } } },
+      () => Date.now(),
+    );
+    // The agent wrote its result and exited; the wrapper (a loaded machine) has read neither.
+    agent.process.sampleTree = () => ({ cpuMs: 0, ioBytes: 0, pids: [], costMs: 0.1 });
+    const turn = startTurn(context);
+    await agent.whenStarted;
+    agent.stdout(line({ type: "system", subtype: "init", session_id: SESSION }));
+    await vi.advanceTimersByTimeAsync(61_000);
+    expect(agent.kills).toEqual([]);
+    agent.stdout(line({ type: "result", subtype: "success", result: "done", session_id: SESSION }));
+    agent.exit();
+    const result = await turn;
+    expect(result.outcome).toBe("completed");
+    expect(records().filter((record) => record.msg === "hang_detected")).toEqual([]);
+  });
+
   it("still kills a quiet agent whose processes are parked, at the idle timeout", async () => {
     vi.useFakeTimers({ now: 0 });
     const { agent, context } = setUp({ monitor: { idleTimeoutMs: 60_000, liveness: {} } }, () =>

@@ -276,7 +276,16 @@ function watchVerdicts(
       if (first.probe) {
         // The monitor wants to know whether the quiet agent is working (R-MON11): one sample
         // of its process tree, now, and the same question again.
-        monitor.observe(sampleLiveness(log, agent), at);
+        const liveness = sampleLiveness(log, agent);
+        if (liveness.pids?.length === 0) {
+          // None of its processes is left: the agent has exited, and its exit (with what it
+          // wrote last, still in the pipe on a loaded machine) is about to be read. That ends
+          // the turn; silence until then is no hang. Should the exit never be seen, the quiet
+          // starts again and the verdict comes an idle timeout later.
+          monitor.observe({ type: "activity", eventType: "exited", aside: true }, at);
+          return;
+        }
+        monitor.observe(liveness, at);
         check = monitor.check(at);
         // A soft warning is given once: keep the one the first look found.
         if (first.warning && !check.warning) check = { ...check, warning: first.warning };

@@ -200,6 +200,16 @@ async function logTurns(path: string): Promise<{
         turns.push(turn);
       } else if (turn && record.stream === "stderr") {
         turn.signals.push({ at, signal: { type: "activity", eventType: "stderr", aside: true } });
+      } else if (
+        turn &&
+        role === "liveness" &&
+        typeof record.cpu_ms === "number" &&
+        record.processes === 0
+      ) {
+        // A measured sample with none of the agent's processes left: it had exited, and the
+        // run took that for the end coming, not for silence (see run-turn's sampling).
+        turn.signals.push({ at, signal: { type: "activity", eventType: "exited", aside: true } });
+        turn.sampled = true;
       } else if (turn && role === "liveness") {
         // A recorded sample of the agent's processes: the monitor's answer when it asks again.
         // No figure recorded: the run could not look at the processes (it said so, not 0 ms).
