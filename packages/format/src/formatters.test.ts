@@ -638,6 +638,15 @@ describe("text", () => {
     await expect(out.text()).toMatchFileSnapshot("./__snapshots__/partial-output.txt");
   });
 
+  it("says what hung before a retry of a hang it has not shown, once", () => {
+    const { out, formatter } = render("text", []);
+    // The live run reports a retried hang with the retry alone.
+    formatter.wrapper({ kind: "retry", attempt: 1, maxAttempts: 2, prompt: "go on", reason });
+    expect(out.text()).toBe(
+      `⚠ Hang detected — killed cursor-agent (${reason.message})\n↻ Retrying (1/2): resuming the session with "go on"\n`,
+    );
+  });
+
   it("renders wrapper decisions and soft warnings", () => {
     const { out, formatter } = render("text", [
       line(ev.toolStarted(context, "c", "shellToolCall", ev.shellArgs("npm install"))),
@@ -666,8 +675,6 @@ describe("text", () => {
         "… quiet for 30.0s; hang in 30.0s if nothing arrives",
         `⚠ Hang detected — killed cursor-agent (${reason.message})`,
         "  resume with: cursor-wrap --resume s-1",
-        // A retried hang says what hung too (the run reports it with the retry alone).
-        `⚠ Hang detected — killed cursor-agent (${reason.message})`,
         '↻ Retrying (2/3): resuming the session with "continue"',
         "⚠ cursor-agent finished but did not exit (process still running 10.0s after its result); killed it",
         "✗ Cancelled (SIGINT)",

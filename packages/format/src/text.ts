@@ -244,6 +244,9 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
     line(paint.dim(safe(`· ${eventTypeOf(event)}${data ? ` ${data}` : ""}`)), "meta");
   };
 
+  // The hang last shown: a retry of it says it again only if it was not (`logs show` shows the
+  // verdict's record, then the retry's; a live run reports a retried hang with the retry alone).
+  let hangShown: string | undefined;
   const decisionLines = (decision: WrapperDecision): string[] => {
     const resume = (sessionId: string | undefined): string[] =>
       sessionId
@@ -251,6 +254,7 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
         : [];
     switch (decision.kind) {
       case "hang":
+        hangShown = decision.reason.message;
         return [
           paint.yellow(`⚠ Hang detected — killed cursor-agent (${safe(decision.reason.message)})`),
           ...(decision.terminal ? resume(decision.sessionId) : []),
@@ -271,7 +275,9 @@ export function createTextFormatter(out: Output, options: FormatterOptions = {})
       case "retry":
         return [
           // A hang that is retried: what hung, then what comes next.
-          ...(decision.reason && decision.message === undefined
+          ...(decision.reason &&
+          decision.message === undefined &&
+          decision.reason.message !== hangShown
             ? [
                 paint.yellow(
                   `⚠ Hang detected — killed cursor-agent (${safe(decision.reason.message)})`,

@@ -601,6 +601,19 @@ describe("every secret form, however it is written (property)", () => {
       b: "key sk-proj-AbCdEf0123456789AbCdEf0123",
     });
     expect(JSON.parse(redact(json))).toEqual({ a: "cut at \u001b[", b: "key [REDACTED]" });
+    // Syntax colouring puts codes between a secret's name and its value (pygments, httpie).
+    for (const [coloured, leak] of [
+      [
+        '\u001b[94m"password"\u001b[39;49;00m:\u001b[37m \u001b[39;49;00m\u001b[33m"hunter2-0123456789"\u001b[39;49;00m',
+        "hunter2",
+      ],
+      ['"\u001b[1mpassword\u001b[0m": "hunter2-0123456789"', "hunter2"],
+      ["\u001b[1m--token\u001b[0m tkvalue0123456789abcdef", "tkvalue"],
+      ["\u001b[36mDB_PASSWORD\u001b[39m = pwvalue0123456789abcdef", "pwvalue"],
+    ]) {
+      expect(redact(coloured!), coloured).not.toContain(leak);
+      expect(JSON.stringify(redactJsonValue({ stdout: coloured }).value)).not.toContain(leak);
+    }
     // A coloured text without a secret keeps its colours.
     expect(redact("\u001b[31mtask-list ready\u001b[0m")).toBe("\u001b[31mtask-list ready\u001b[0m");
   });

@@ -88,6 +88,9 @@ const SHORT_PRECHECK = new RegExp(`\\\\u|(?:${NAMES})(?:${SEPARATOR})|${PREFIXES
 // A control sequence can hide any of them (see CONTROL_SEQUENCE): a text with one that no
 // search finds a candidate in is searched again without them.
 const ESCAPE = /\u001b/;
+// A secret's name, then a colour code before its separator (`ESC[94m"password"ESC[39m: …`,
+// `ESC[1m--tokenESC[0m …`): syntax colouring of a config or of JSON.
+const NAME_THEN_CONTROL = new RegExp(`(?:${NAMES})["']?\\u001b\\[`);
 const NAME_WORD = /^(?:passw|passphrase|secret|token|credential|api|access|private|account|sig)/i;
 
 /** A secret found at a candidate: the span replaced, and the text that replaces it. */
@@ -327,7 +330,8 @@ function withoutControls(text: string): string | undefined {
  */
 export function mayContainSecret(text: string): boolean {
   if (plainMayContainSecret(text)) return true;
-  if (!ESCAPE.test(text) || !controlInsideWord(text)) return false;
+  if (!ESCAPE.test(text)) return false;
+  if (!controlInsideWord(text) && !NAME_THEN_CONTROL.test(text)) return false;
   const plain = withoutControls(text);
   return plain !== undefined && plainMayContainSecret(plain);
 }

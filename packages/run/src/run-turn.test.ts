@@ -269,6 +269,23 @@ describe("runTurn", () => {
     expect(records().filter((record) => record.msg === "hang_detected")).toEqual([]);
   });
 
+  it("still kills a silent agent whose processes the table never shows, an idle timeout later", async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { agent, context } = setUp(
+      { monitor: { idleTimeoutMs: 60_000, liveness: { maxQuietMs: 300_000 } } },
+      () => Date.now(),
+    );
+    agent.process.sampleTree = () => ({ cpuMs: 0, ioBytes: 0, pids: [], costMs: 0.1 });
+    const turn = startTurn(context);
+    await agent.whenStarted;
+    agent.stdout(line({ type: "system", subtype: "init", session_id: SESSION }));
+    await vi.advanceTimersByTimeAsync(200_000);
+    expect(agent.kills).toHaveLength(1);
+    expect(agent.kills[0]).toMatch(/^no output for 1m with no tool running/);
+    agent.exit({ code: null, signal: "SIGTERM" });
+    expect((await turn).outcome).toBe("hang");
+  });
+
   it("still kills a quiet agent whose processes are parked, at the idle timeout", async () => {
     vi.useFakeTimers({ now: 0 });
     const { agent, context } = setUp({ monitor: { idleTimeoutMs: 60_000, liveness: {} } }, () =>
@@ -338,7 +355,7 @@ describe("runTurn", () => {
     controller.abort({ kind: "turn", signal: "SIGINT" } satisfies CancelReason);
     const result = await turn;
     expect(agent.kills).toEqual(["cancelled"]);
-    expect(result).toMatchObject({ outcome: "completed", answer: "done" });
+    expect(result).toMatchObject({ outcome: "completed", answer: "done", interrupted: true });
   });
 
   it("reports an exit without a result as abnormal, with the agent's last stderr line", async () => {

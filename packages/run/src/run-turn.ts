@@ -267,6 +267,8 @@ function watchVerdicts(
 ): { timer: DeadlineTimer; verdict(): { verdict: FinalVerdict; reason: Reason } | undefined } {
   const { log } = context;
   let verdict: { verdict: FinalVerdict; reason: Reason } | undefined;
+  // A sample found none of the agent's processes (see onDeadline).
+  let treeGone = false;
   const timer = createDeadlineTimer({
     nextDeadline: () => monitor.nextDeadline(),
     now,
@@ -277,11 +279,13 @@ function watchVerdicts(
         // The monitor wants to know whether the quiet agent is working (R-MON11): one sample
         // of its process tree, now, and the same question again.
         const liveness = sampleLiveness(log, agent);
-        if (liveness.pids?.length === 0) {
+        if (liveness.pids?.length === 0 && !treeGone) {
           // None of its processes is left: the agent has exited, and its exit (with what it
           // wrote last, still in the pipe on a loaded machine) is about to be read. That ends
-          // the turn; silence until then is no hang. Should the exit never be seen, the quiet
-          // starts again and the verdict comes an idle timeout later.
+          // the turn; silence until then is no hang. Once a turn: should the exit never be seen
+          // (a process table that does not show the agent), the quiet starts again and the
+          // verdict comes an idle timeout later.
+          treeGone = true;
           monitor.observe({ type: "activity", eventType: "exited", aside: true }, at);
           return;
         }
@@ -428,6 +432,7 @@ function turnResult(
   verdict: { verdict: FinalVerdict; reason: Reason } | undefined,
   signal: AbortSignal,
   durationMs: number,
+  answeredBeforeCancel: boolean,
 ): TurnResult {
   const base = {
     sessionId: facts.sessionId,
@@ -446,9 +451,11 @@ function turnResult(
   const cancel = signal.reason as CancelReason | undefined;
   // Ctrl+C after the answer was complete (a lingering agent's exit being waited for) skips the
   // wait: the turn completed, as a linger kill's does (R-CLI3).
-  const answered = facts.resultReceived && !facts.rejected && !facts.resultIsError;
-  if (signal.aborted && !(answered && cancel?.kind === "turn"))
+  if (signal.aborted) {
+    if (answeredBeforeCancel && cancel?.kind === "turn")
+      return { ...base, outcome: "completed", interrupted: true };
     return { ...base, outcome: "cancelled", cancel: cancel! };
+  }
   // A result after an unsupported protocol version, or a tool call the turn refused, is not
   // one this side can trust. An error result whose own words name a failure (a usage limit,
   // say) is that failure: recovery may answer it (another model), where an error result alone
@@ -618,7 +625,12 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
   const onResize = (): void => agent.resize(ptySize(terminal));
   if (settings.pty) terminal?.on("resize", onResize);
   guarded(() => context.onAgent?.(agent));
+  // Whether the answer was complete when the cancel came (what arrives during the kill does
+  // not make a cancelled turn a completed one).
+  let answeredBeforeCancel = false;
   const onAbort = (): void => {
+    const { resultReceived, rejected, resultIsError } = facts.facts;
+    answeredBeforeCancel = resultReceived && !rejected && !resultIsError;
     writeRecord(log, "turn_cancel_requested", { reason: request.signal.reason as CancelReason });
     kill("cancelled");
   };
@@ -659,5 +671,12 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
     duration_ms: durationMs,
   });
   if (hostFailure) throw hostFailure.error;
-  return turnResult(facts.facts, exit, watch.verdict(), request.signal, durationMs);
+  return turnResult(
+    facts.facts,
+    exit,
+    watch.verdict(),
+    request.signal,
+    durationMs,
+    answeredBeforeCancel,
+  );
 }

@@ -216,6 +216,32 @@ describe("runInteractiveSession", () => {
     });
   });
 
+  it("tells the prompt when Ctrl+C ended the turn before it, cancelled or cut short", async () => {
+    const { context } = setUp([
+      { ...base("s1"), outcome: "completed" },
+      { ...base("s1"), outcome: "cancelled", cancel: { kind: "turn", signal: "SIGINT" } },
+      // Ctrl+C while a lingering agent that had answered was waited for.
+      { ...base("s1"), outcome: "completed", interrupted: true },
+    ]);
+    const asked: Array<boolean | undefined> = [];
+    const prompts: PromptInput[] = [
+      { kind: "prompt", text: "second" },
+      { kind: "prompt", text: "third" },
+    ];
+    await runInteractiveSession(
+      context,
+      {
+        next: async (options) => {
+          asked.push(options?.afterCancel);
+          return prompts.shift() ?? { kind: "eof" };
+        },
+        close() {},
+      },
+      "first",
+    );
+    expect(asked).toEqual([false, true, true]);
+  });
+
   it("exits 130 on Ctrl+C at an empty prompt", async () => {
     const { context } = setUp([]);
     const result = await runInteractiveSession(context, reader([{ kind: "interrupt" }]), undefined);

@@ -173,6 +173,8 @@ class Session {
   private answer: string | undefined;
   /** How the last turn ended, for a session that ends at the next prompt. */
   lastOutcome: string | undefined;
+  /** The last turn was ended by Ctrl+C (cancelled, or its wait for a lingering agent cut). */
+  lastInterrupted = false;
 
   constructor(
     private readonly context: SessionContext,
@@ -257,6 +259,9 @@ class Session {
     if (result.answer !== undefined) this.answer = result.answer;
     this.sessionId = result.sessionId ?? this.sessionId;
     this.lastOutcome = outcomeOf(result);
+    this.lastInterrupted =
+      result.outcome === "cancelled" ||
+      (result.outcome === "completed" && result.interrupted === true);
     writeRecord(turnContext.log, "turn_end", {
       turn: this.turns,
       outcome: result.outcome,
@@ -493,7 +498,7 @@ export async function runInteractiveSession(
   const ask = async (): Promise<Asked> => {
     // A shutdown closes the reader, which ends a pending next(). (Racing next() against the
     // shutdown promise would add a reaction to that never-settling promise on every turn.)
-    const input = await reader.next({ afterCancel: session.lastOutcome === "cancelled" });
+    const input = await reader.next({ afterCancel: session.lastInterrupted });
     if (stop) return { ending: endingOfCancel(stop), outcome: "cancelled" };
     switch (input.kind) {
       case "eof":

@@ -34,7 +34,11 @@ export interface TurnBase {
 /** How a turn ended, with what each outcome carries. */
 export type TurnResult = TurnBase &
   (
-    | { outcome: "completed" }
+    | {
+        outcome: "completed";
+        /** Ctrl+C ended the wait for an agent that had answered (its exit was not waited for). */
+        interrupted?: boolean;
+      }
     /** A verdict fired (the tree was killed): `reason` says why. */
     | { outcome: "hang" | "linger" | "budget"; reason: Reason }
     /** The agent exited without a result. */

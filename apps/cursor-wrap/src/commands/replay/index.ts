@@ -94,6 +94,8 @@ interface RecordedTurn {
   killed: boolean;
   /** The log holds samples of the agent's processes (a capture never does). */
   sampled: boolean;
+  /** A measured sample found none of the agent's processes (taken once, as the run takes it). */
+  treeGone?: boolean;
 }
 
 /** What replay does with a record of the log, by the table. */
@@ -204,8 +206,10 @@ async function logTurns(path: string): Promise<{
         turn &&
         role === "liveness" &&
         typeof record.cpu_ms === "number" &&
-        record.processes === 0
+        record.processes === 0 &&
+        !turn.treeGone
       ) {
+        turn.treeGone = true;
         // A measured sample with none of the agent's processes left: it had exited, and the
         // run took that for the end coming, not for silence (see run-turn's sampling).
         turn.signals.push({ at, signal: { type: "activity", eventType: "exited", aside: true } });
