@@ -417,6 +417,30 @@ describe("a stderr line longer than a piece (property)", () => {
 
   const decoded = (parts: Buffer[]) => JSON.parse(Buffer.concat(parts).toString("utf8"));
 
+  it("keeps a secret's name and its value in one record when a piece ends between them", () => {
+    for (const [name, value] of [
+      ["DB_PASSWORD: ", "dbvalue0123456789abcdef"],
+      ['"apiKey": ', '"akvalue0123456789abcdef"'],
+      ["Authorization: Bearer ", "tok0123456789abcdefghij"],
+    ] as const) {
+      const framer = createLineFramer({ parseCap: 64 * 1024 });
+      const stderr = createStderrRecordEncoder({ now: () => 1, redact: true });
+      // The first chunk (past the cap) ends right after the name; the value starts the next.
+      const events = [
+        ...framer.push(Buffer.from(`${"lorem ipsum ".repeat(6_000)}${name}`)),
+        ...framer.push(Buffer.from(`${value} and more\n`)),
+        ...framer.end(),
+      ];
+      const logged = events
+        .map((event) => stderr.encode(event))
+        .filter(Boolean)
+        .map((text) => (decoded([Buffer.from(text)]) as { raw_text: string }).raw_text)
+        .join("");
+      expect(logged, name).not.toContain(value.replaceAll('"', "").slice(0, 12));
+      expect(logged.endsWith(" and more")).toBe(true);
+    }
+  });
+
   it("logs no secret that a piece's end cut in two, and keeps every other byte", () => {
     fc.assert(
       fc.property(
