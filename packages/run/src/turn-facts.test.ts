@@ -61,6 +61,11 @@ describe("createTurnFacts", () => {
       transient: false,
       detail: "something broke",
     });
+    // The API's own shape: the agent's words, not "error".
+    const nested = parseLine('{"type":"error","error":{"message":"boom","code":500}}\n');
+    const other = createTurnFacts({ resuming: false });
+    other.event(nested, toMonitorSignal(nested));
+    expect(other.facts.failure).toMatchObject({ kind: "agent-error", detail: "boom" });
   });
 
   it("keeps the last stderr line and knows an unknown session only when resuming", () => {

@@ -99,8 +99,16 @@ export function createTurnFacts(options: { resuming: boolean }): TurnFactsCollec
     facts.failure = rejection ?? reader.failure;
   };
   const errorMessage = (event: JsonEvent): string => {
-    const message = event.data.message ?? event.data.error;
-    return typeof message === "string" ? message : eventTypeOf(event);
+    const { message, error } = event.data;
+    // `{"message": …}`, `{"error": "…"}` or `{"error": {"message": …}}` (the API's own shape).
+    const nested =
+      error !== null && typeof error === "object"
+        ? (error as { message?: unknown }).message
+        : undefined;
+    for (const candidate of [message, error, nested]) {
+      if (typeof candidate === "string" && candidate !== "") return candidate;
+    }
+    return eventTypeOf(event);
   };
   const reject = (failure: AgentFailure): void => {
     if (rejection) return;
