@@ -3,8 +3,11 @@ import { constants } from "node:os";
 // No import of @cursor-wrap/run (its signalExitCode): this module loads with every command,
 // `--version` and `--help` included, which load none of the libraries.
 
-/** The signals that stop cursor-wrap. */
-const EXIT_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const;
+/**
+ * The signals that stop cursor-wrap (and that each command handles while it runs): Ctrl+C,
+ * SIGTERM, a closed terminal, Ctrl+\.
+ */
+export const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const;
 
 /** The parts of `process` the hold listens to and acts on (injectable for tests). */
 export type ExitSignalHost = Pick<NodeJS.Process, "on" | "listenerCount" | "exit">;
@@ -42,7 +45,7 @@ export function holdExitSignals(host: ExitSignalHost = process): ExitSignals {
     if (host.listenerCount(signal) > 1) return;
     host.exit(128 + constants.signals[signal]);
   };
-  for (const signal of EXIT_SIGNALS) host.on(signal, onSignal);
+  for (const signal of STOP_SIGNALS) host.on(signal, onSignal);
   return {
     decide(code) {
       decided = code;

@@ -7,6 +7,7 @@ import {
   writeRecord,
 } from "@cursor-wrap/run";
 import { type AgentProcess, startTreeSentinel, type TreeSentinel } from "@cursor-wrap/supervisor";
+import { STOP_SIGNALS } from "./exit-signals.js";
 import { printError } from "./print-error.js";
 
 /** A reader that went away: like any Unix tool, the wrapper then stops quietly. */
@@ -26,10 +27,6 @@ export function outputErrorMessage(error: NodeJS.ErrnoException): string {
   const why = Object.hasOwn(known, code) ? known[code] : error.message;
   return `cannot write to stdout: ${code} (${why}); the agent was stopped, and its output up to here is in the log`;
 }
-
-// SIGQUIT (Ctrl+\) stops the run as SIGTERM does: by default it would end the wrapper at once,
-// its log unfinished and the agent left to the sentinel.
-const SHUTDOWN_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const;
 
 /** The parts of `process` the run control listens to and acts on (injectable for tests). */
 export type ProcessHooks = Pick<NodeJS.Process, "on" | "off" | "exit">;
@@ -172,7 +169,7 @@ export function createRunControl(options: RunControlOptions): RunControl {
   };
   const onExit = (): void => agent?.killSync();
 
-  for (const signal of SHUTDOWN_SIGNALS) host.on(signal, onSignal);
+  for (const signal of STOP_SIGNALS) host.on(signal, onSignal);
   options.stdout.on("error", onStdoutError);
   options.stderr.on("error", onStderrError);
   host.on("uncaughtException", onCrash);
@@ -211,7 +208,7 @@ export function createRunControl(options: RunControlOptions): RunControl {
     dispose() {
       clearTimeout(hurry);
       sentinel?.close();
-      for (const signal of SHUTDOWN_SIGNALS) host.off(signal, onSignal);
+      for (const signal of STOP_SIGNALS) host.off(signal, onSignal);
       options.stdout.off("error", onStdoutError);
       options.stderr.off("error", onStderrError);
       host.off("uncaughtException", onCrash);

@@ -198,7 +198,8 @@ describe.runIf(pty !== null)("on a terminal", () => {
     expect(after.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "")).toBe("\r\n");
   });
 
-  it("cancels a turn on Ctrl+C and asks again", async () => {
+  /** A session on a terminal whose turn Ctrl+C cancelled, at the prompt again. */
+  const afterCancelledTurn = async () => {
     const session = onTerminal(["--idle-timeout", "1m"], "tool-hang:60000");
     await session.sees("> ");
     session.terminal.write("build\r");
@@ -206,6 +207,11 @@ describe.runIf(pty !== null)("on a terminal", () => {
     session.terminal.write("\u0003");
     await session.sees("Cancelled");
     await session.sees("> ");
+    return session;
+  };
+
+  it("cancels a turn on Ctrl+C and asks again", async () => {
+    const session = await afterCancelledTurn();
     // One clean line: no log lines glued to the status line.
     expect(session.output()).not.toContain("cursor-wrap warn");
     session.terminal.write("\u0004");
@@ -251,13 +257,7 @@ describe.runIf(pty !== null)("on a terminal", () => {
   });
 
   it("takes a Ctrl+C right after a cancel for a second tap of it, not for the end", async () => {
-    const session = onTerminal(["--idle-timeout", "1m"], "tool-hang:60000");
-    await session.sees("> ");
-    session.terminal.write("build\r");
-    await session.sees("npm run build");
-    session.terminal.write("\u0003");
-    await session.sees("Cancelled");
-    await session.sees("> ");
+    const session = await afterCancelledTurn();
     // The second tap lands on the new prompt: it is asked again, and Ctrl+D ends the session
     // (a Ctrl+C taken for the end would have exited 130 already).
     session.terminal.write("\u0003");

@@ -117,6 +117,26 @@ interface Report {
 
 const reportOf = (path: string): Report => JSON.parse(readFileSync(path, "utf8")) as Report;
 
+/** `mcp run` of a client that calls `echo`, writes its report and stays until a signal ends it. */
+function mcpRunStaying(where: ReturnType<typeof place>, client: string, report: string) {
+  return wrap(
+    [
+      "mcp",
+      "run",
+      "--",
+      client,
+      "--client",
+      "claude-code",
+      "--report",
+      report,
+      "--stay",
+      "--call",
+      "echo",
+    ],
+    { defaults: false, env: where.env, cwd: where.project, input: null },
+  );
+}
+
 const orphans: number[] = [];
 afterAll(() => {
   for (const pid of orphans) {
@@ -321,22 +341,7 @@ describe("cursor-wrap mcp run", () => {
       `#!/bin/sh\n"${process.execPath}" "${fakeMcpClientBin}" "$@" &\nwait\n`,
       { mode: 0o755 },
     );
-    const running = wrap(
-      [
-        "mcp",
-        "run",
-        "--",
-        launcher,
-        "--client",
-        "claude-code",
-        "--report",
-        report,
-        "--stay",
-        "--call",
-        "echo",
-      ],
-      { defaults: false, env: where.env, cwd: where.project, input: null },
-    );
+    const running = mcpRunStaying(where, launcher, report);
     await running.stdoutHas("fake-mcp-client: done");
     const client = reportOf(report).pid;
     orphans.push(client);
@@ -408,22 +413,7 @@ describe("cursor-wrap mcp run", () => {
   /** A session whose cursor-wrap was SIGKILLed: the client lives on, the config stays wrapped. */
   async function killedSession(where: ReturnType<typeof place>, config: string) {
     const report = join(where.root, "report.json");
-    const running = wrap(
-      [
-        "mcp",
-        "run",
-        "--",
-        fakeClaude(where),
-        "--client",
-        "claude-code",
-        "--report",
-        report,
-        "--stay",
-        "--call",
-        "echo",
-      ],
-      { defaults: false, env: where.env, cwd: where.project, input: null },
-    );
+    const running = mcpRunStaying(where, fakeClaude(where), report);
     await running.stdoutHas("fake-mcp-client: done");
     const wrappedText = readFileSync(config, "utf8");
     running.child.kill("SIGKILL");

@@ -76,6 +76,15 @@ async function setUp(
   await h.settle();
 }
 
+/** A proxy with a session set up and the editor's prompt 3 sent to the agent. */
+async function promptedTurn() {
+  const h = start();
+  await setUp(h);
+  h.editor.send(prompt(3));
+  await h.settle();
+  return h;
+}
+
 const update = (sessionId: string, body: object) => ({
   method: "session/update",
   params: { sessionId, update: body },
@@ -241,10 +250,7 @@ describe("startAcpProxy: a transparent proxy", () => {
 
 describe("startAcpProxy: watching a prompt turn (v1)", () => {
   it("lets a normal turn through untouched and records it", async () => {
-    const h = start();
-    await setUp(h);
-    h.editor.send(prompt(3));
-    await h.settle();
+    const h = await promptedTurn();
     h.agent.send(
       update("sess-1", {
         sessionUpdate: "agent_thought_chunk",
@@ -298,10 +304,7 @@ describe("startAcpProxy: watching a prompt turn (v1)", () => {
   });
 
   it("never restarts a call's clock when Cursor sends tool_call again for the same id", async () => {
-    const h = start();
-    await setUp(h);
-    h.editor.send(prompt(3));
-    await h.settle();
+    const h = await promptedTurn();
     h.agent.send(webSearch("in_progress"));
     await advance(80_000);
     h.agent.send(webSearch("in_progress"));
@@ -315,10 +318,7 @@ describe("startAcpProxy: watching a prompt turn (v1)", () => {
   });
 
   it("marks a tool call that never completes failed, cancels, and takes the agent's own end of the turn", async () => {
-    const h = start();
-    await setUp(h);
-    h.editor.send(prompt(3));
-    await h.settle();
+    const h = await promptedTurn();
     h.agent.send(webSearch("in_progress"));
     await advance(89_000);
     expect(h.recorded("acp_hang_detected")).toEqual([]);
@@ -364,10 +364,7 @@ describe("startAcpProxy: watching a prompt turn (v1)", () => {
   });
 
   it("does not call a quiet agent hung while its processes work", async () => {
-    const h = start();
-    await setUp(h);
-    h.editor.send(prompt(3));
-    await h.settle();
+    const h = await promptedTurn();
     h.agent.send(webSearch("in_progress"));
     h.agent.samples = [{ cpuMs: 20_000, ioBytes: 10_000_000, pids: [1000], costMs: 0 }];
     await advance(600_000);
@@ -477,10 +474,7 @@ describe("startAcpProxy: recovering a parked agent", () => {
   });
 
   it("does not call a restart done that finished after the editor left", async () => {
-    const h = start();
-    await setUp(h);
-    h.editor.send(prompt(3));
-    await h.settle();
+    const h = await promptedTurn();
     h.agent.send(webSearch("in_progress"));
     await advance(100_000);
     expect(h.agents).toHaveLength(2);
@@ -498,10 +492,7 @@ describe("startAcpProxy: recovering a parked agent", () => {
   });
 
   it("drops a late answer of the killed agent: every request gets exactly one response", async () => {
-    const h = start();
-    await setUp(h);
-    h.editor.send(prompt(3));
-    await h.settle();
+    const h = await promptedTurn();
     h.agent.send(webSearch("in_progress"));
     // Keep the killed process's stdout open: its late answer still arrives.
     const first = h.agent;
@@ -517,10 +508,7 @@ describe("startAcpProxy: recovering a parked agent", () => {
   });
 
   it("ends only once the kill of a replaced agent's tree is over: no orphans", async () => {
-    const h = start();
-    await setUp(h);
-    h.editor.send(prompt(3));
-    await h.settle();
+    const h = await promptedTurn();
     h.agent.send(webSearch("in_progress"));
     const first = h.agent;
     let finishKill: () => void = () => {};
@@ -584,10 +572,7 @@ describe("startAcpProxy: recovering a parked agent", () => {
 
 describe("startAcpProxy: a crash mid-turn", () => {
   it("says what happened in the thread, answers the prompt, restarts and reloads", async () => {
-    const h = start();
-    await setUp(h);
-    h.editor.send(prompt(3));
-    await h.settle();
+    const h = await promptedTurn();
     h.agent.send(webSearch("in_progress"));
     await h.settle();
     h.agent.stderr("panic: connection reset\n");
@@ -645,10 +630,7 @@ describe("startAcpProxy: a crash mid-turn", () => {
 
 describe("startAcpProxy: an editor that does not read", () => {
   it("never calls an agent held up by the editor's full pipe hung", async () => {
-    const h = start();
-    await setUp(h);
-    h.editor.send(prompt(3));
-    await h.settle();
+    const h = await promptedTurn();
     h.editor.hold();
     // More than the editor's pipe holds: the proxy stops reading the agent, which then can
     // write no more. That silence is the editor's.
@@ -671,10 +653,7 @@ describe("startAcpProxy: an editor that does not read", () => {
   });
 
   it("waits for what an exited agent wrote while the editor was not reading", async () => {
-    const h = start();
-    await setUp(h);
-    h.editor.send(prompt(3));
-    await h.settle();
+    const h = await promptedTurn();
     h.editor.hold();
     sendMoreThanAPipe(h.agent);
     // Its answer and its exit: both wait behind the editor's full pipe.
@@ -759,10 +738,7 @@ describe("startAcpProxy: answers above the line cap", () => {
 
 describe("startAcpProxy: the editor's own cancel", () => {
   it("takes the agent's cancelled end of the turn within the grace, as it comes", async () => {
-    const h = start();
-    await setUp(h);
-    h.editor.send(prompt(3));
-    await h.settle();
+    const h = await promptedTurn();
     h.agent.send(webSearch("in_progress"));
     await advance(1_000);
     h.editor.send({ method: "session/cancel", params: { sessionId: "sess-1" } });
@@ -781,10 +757,7 @@ describe("startAcpProxy: the editor's own cancel", () => {
   });
 
   it("answers the prompt cancelled after the grace when the agent ignores the cancel, withdrawing what it waits on", async () => {
-    const h = start();
-    await setUp(h);
-    h.editor.send(prompt(3));
-    await h.settle();
+    const h = await promptedTurn();
     h.agent.send(webSearch("pending"));
     h.agent.send(searchPermission(41));
     await advance(1_000);
@@ -809,10 +782,7 @@ describe("startAcpProxy: the editor's own cancel", () => {
 
 describe("startAcpProxy: waiting for you", () => {
   it("never calls a permission answered late a hang, and says how long it waited", async () => {
-    const h = start();
-    await setUp(h);
-    h.editor.send(prompt(3));
-    await h.settle();
+    const h = await promptedTurn();
     h.agent.send(webSearch("pending"));
     h.agent.send(searchPermission(41));
     await advance(10 * 60_000);

@@ -126,9 +126,21 @@ function answeredByInvalidText(
   state: LinkState,
   line: Buffer,
 ): PendingRequest<RequestMeta> | undefined {
+  return settledBy(state, line.toString("latin1"), line);
+}
+
+/**
+ * The pending request `text`, read leniently from a line that could not be passed on, answers
+ * (settled now, its progress forgotten), if it parses as a response to one.
+ */
+function settledBy(
+  state: LinkState,
+  text: string,
+  line: Buffer,
+): PendingRequest<RequestMeta> | undefined {
   let value: unknown;
   try {
-    value = JSON.parse(line.toString("latin1"));
+    value = JSON.parse(text);
   } catch {
     return undefined;
   }
@@ -151,22 +163,12 @@ const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f]/g;
 function answeredByBrokenJson(state: LinkState, line: Buffer): PendingRequest<RequestMeta>[] {
   const settled: PendingRequest<RequestMeta>[] = [];
   for (const part of line.toString("utf8").split("\r")) {
-    let value: unknown;
-    try {
-      value = JSON.parse(
-        part.replace(
-          RAW_CONTROL,
-          (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
-        ),
-      );
-    } catch {
-      continue;
-    }
-    const message = classifyValue(value, line);
-    const request = message.kind === "response" ? state.pending.settle(message.id.key) : undefined;
-    if (!request) continue;
-    forgetProgress(state, request.meta);
-    settled.push(request);
+    const escaped = part.replace(
+      RAW_CONTROL,
+      (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    );
+    const request = settledBy(state, escaped, line);
+    if (request) settled.push(request);
   }
   return settled;
 }

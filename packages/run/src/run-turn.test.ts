@@ -249,17 +249,23 @@ describe("runTurn", () => {
     expect(records().filter((record) => record.msg === "liveness_sample")).toHaveLength(5);
   });
 
-  it("kills no agent whose processes are all gone: its exit, and its last lines, are on the way", async () => {
+  /** A turn whose every sample of the agent's tree finds none of its processes. */
+  const startTreeGoneTurn = async () => {
     vi.useFakeTimers({ now: 0 });
     const { agent, context } = setUp(
       { monitor: { idleTimeoutMs: 60_000, liveness: { maxQuietMs: 300_000 } } },
       () => Date.now(),
     );
-    // The agent wrote its result and exited; the wrapper (a loaded machine) has read neither.
     agent.process.sampleTree = () => ({ cpuMs: 0, ioBytes: 0, pids: [], costMs: 0.1 });
     const turn = startTurn(context);
     await agent.whenStarted;
     agent.stdout(line({ type: "system", subtype: "init", session_id: SESSION }));
+    return { agent, turn };
+  };
+
+  it("kills no agent whose processes are all gone: its exit, and its last lines, are on the way", async () => {
+    // The agent wrote its result and exited; the wrapper (a loaded machine) has read neither.
+    const { agent, turn } = await startTreeGoneTurn();
     await vi.advanceTimersByTimeAsync(61_000);
     expect(agent.kills).toEqual([]);
     agent.stdout(line({ type: "result", subtype: "success", result: "done", session_id: SESSION }));
@@ -270,15 +276,7 @@ describe("runTurn", () => {
   });
 
   it("still kills a silent agent whose processes the table never shows, an idle timeout later", async () => {
-    vi.useFakeTimers({ now: 0 });
-    const { agent, context } = setUp(
-      { monitor: { idleTimeoutMs: 60_000, liveness: { maxQuietMs: 300_000 } } },
-      () => Date.now(),
-    );
-    agent.process.sampleTree = () => ({ cpuMs: 0, ioBytes: 0, pids: [], costMs: 0.1 });
-    const turn = startTurn(context);
-    await agent.whenStarted;
-    agent.stdout(line({ type: "system", subtype: "init", session_id: SESSION }));
+    const { agent, turn } = await startTreeGoneTurn();
     await vi.advanceTimersByTimeAsync(200_000);
     expect(agent.kills).toHaveLength(1);
     expect(agent.kills[0]).toMatch(/^no output for 1m with no tool running/);

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { AgentSpawnError } from "@cursor-wrap/supervisor";
 import { signalExitCode } from "../exit-codes.js";
+import { STOP_SIGNALS } from "../exit-signals.js";
 
 /** The parts of `process` a direct run listens to (injectable for tests). */
 export type SignalHost = Pick<NodeJS.Process, "on" | "off">;
@@ -33,7 +34,7 @@ export function runAgentDirectly(options: DirectRunOptions): Promise<number> {
     const forward = (signal: NodeJS.Signals): void => {
       if (signal !== "SIGINT" && signal !== "SIGQUIT") child.kill(signal);
     };
-    const signals = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const;
+    const signals = STOP_SIGNALS;
     for (const signal of signals) host.on(signal, forward);
     const done = (): void => {
       for (const signal of signals) host.off(signal, forward);

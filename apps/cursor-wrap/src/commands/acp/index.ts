@@ -15,6 +15,7 @@ import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
 import { findAgentBinary } from "@cursor-wrap/run";
 import { signalExitCode } from "@cursor-wrap/run/ending";
 import { messageWithHint, SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
+import { STOP_SIGNALS } from "../../exit-signals.js";
 import { agentBaseEnvironment } from "../../options/agent-environment.js";
 import { monitorOptions } from "../../options/monitor-options.js";
 import { printError } from "../../print-error.js";
@@ -152,8 +153,7 @@ export async function acpCommand(
     signalled ??= signal;
     proxy.shutdown(`received ${signal}`, { hurry: true });
   };
-  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT"] as const)
-    process.on(signal, onSignal);
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
   try {
     const end = await proxy.done;
     const exitCode =
@@ -169,7 +169,6 @@ export async function acpCommand(
     });
     return exitCode;
   } finally {
-    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT"] as const)
-      process.off(signal, onSignal);
+    for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
   }
 }

@@ -7,6 +7,7 @@ import { DEFAULT_RETENTION_MS, openSessionLog, type SessionLog } from "@cursor-w
 import { MCP_RECORDS, type McpProxyLog, startMcpProxy } from "@cursor-wrap/mcp/proxy";
 import { AGENT_TOKEN_VARIABLE } from "@cursor-wrap/supervisor";
 import { messageWithHint, SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
+import { STOP_SIGNALS } from "../../exit-signals.js";
 import { shownName } from "../../mcp-sessions.js";
 import { printError } from "../../print-error.js";
 import type { RunIo } from "../../run-io.js";
@@ -141,8 +142,7 @@ export async function proxyCommand(
     context: { agent_token: env[AGENT_TOKEN_VARIABLE], pid: process.pid },
   });
   const onSignal = (signal: NodeJS.Signals): void => proxy.shutdown(`received ${signal}`);
-  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT"] as const)
-    process.on(signal, onSignal);
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
   try {
     const end = await proxy.done;
     if (end.reason.includes("could not be started"))
@@ -150,7 +150,6 @@ export async function proxyCommand(
     log?.close({ outcome: end.reason, flagged: end.exitCode !== 0, exit_code: end.exitCode });
     return end.exitCode;
   } finally {
-    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT"] as const)
-      process.off(signal, onSignal);
+    for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
   }
 }

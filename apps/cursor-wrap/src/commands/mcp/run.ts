@@ -27,6 +27,7 @@ import {
   processExists,
 } from "@cursor-wrap/supervisor";
 import { signalExitCode } from "../../exit-codes.js";
+import { STOP_SIGNALS } from "../../exit-signals.js";
 import {
   CLIENT_LABELS,
   mcpSessionsDir,
@@ -85,14 +86,22 @@ async function endLeftRunning(agentPid: number, token: string): Promise<void> {
   const left = (await findAgentTree(agentPid, token)).filter(
     (entry) => entry.pid !== agentPid && entry.pgid === own.group && entry.sid === own.session,
   );
-  for (const entry of left) signalProcess(entry.pid, "SIGTERM");
-  const deadline = Date.now() + LEFT_RUNNING_GRACE_MS;
-  let alive = left.filter((entry) => processExists(entry.pid));
+  await endInStages(
+    left.map((entry) => entry.pid),
+    LEFT_RUNNING_GRACE_MS,
+  );
+}
+
+/** SIGTERM to `pids`, then SIGKILL to any still there after `graceMs`. */
+async function endInStages(pids: readonly number[], graceMs: number): Promise<void> {
+  for (const pid of pids) signalProcess(pid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  let alive = pids.filter(processExists);
   while (alive.length > 0 && Date.now() < deadline) {
     await sleep(50);
-    alive = alive.filter((entry) => processExists(entry.pid));
+    alive = alive.filter(processExists);
   }
-  for (const entry of alive) signalProcess(entry.pid, "SIGKILL");
+  for (const pid of alive) signalProcess(pid, "SIGKILL");
 }
 
 function signalProcess(pid: number, signal: NodeJS.Signals): void {
@@ -124,26 +133,10 @@ async function endProxies(agentPid: number, token: string): Promise<number> {
     const at = words.indexOf("mcp");
     return at !== -1 && words[at + 1] === "proxy";
   });
-  for (const proxy of proxies) {
-    try {
-      process.kill(proxy.pid, "SIGTERM");
-    } catch {
-      // gone already
-    }
-  }
-  const deadline = Date.now() + PROXY_EXIT_GRACE_MS;
-  let left = proxies.filter((proxy) => processExists(proxy.pid));
-  while (left.length > 0 && Date.now() < deadline) {
-    await sleep(50);
-    left = left.filter((proxy) => processExists(proxy.pid));
-  }
-  for (const proxy of left) {
-    try {
-      process.kill(proxy.pid, "SIGKILL");
-    } catch {
-      // gone meanwhile
-    }
-  }
+  await endInStages(
+    proxies.map((proxy) => proxy.pid),
+    PROXY_EXIT_GRACE_MS,
+  );
   return proxies.length;
 }
 
@@ -223,7 +216,7 @@ export async function mcpRunCommand(
       child.kill(signal);
       hurry ??= setTimeout(() => child.kill("SIGKILL"), AGENT_EXIT_GRACE_MS);
     };
-    const signals = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const;
+    const signals = STOP_SIGNALS;
     for (const signal of signals) process.on(signal, forward);
     let code: number;
     try {
