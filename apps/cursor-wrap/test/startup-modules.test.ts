@@ -6,7 +6,8 @@
 // each chunk's source map names the files it was built from (`../../../packages/logger/src/…`).
 
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fakeMcpServerBin, writeQuickAgent } from "@cursor-wrap/testkit";
@@ -143,5 +144,39 @@ describe("cursor-wrap mcp proxy", () => {
           ),
       ),
     ).toEqual([]);
+  });
+});
+
+// The build defines each chunk's exports with their own getters (tsup.config.ts,
+// `directExports`): a newer esbuild whose helper reads otherwise leaves the keyed getter, and
+// each call across chunks costs again what BENCHMARKS.md's fourteenth round measured.
+describe("the built chunks' exports", () => {
+  it("are the exports' own getters: live, read-only, one per name", () => {
+    const dist = join(CLI, "..", "..", "dist");
+    const chunks = readdirSync(dist).filter((name) => name.endsWith(".cjs"));
+    const helpers = chunks.flatMap((name) =>
+      readFileSync(join(dist, name), "utf8")
+        .split("\n")
+        .filter((line) => line.startsWith("var __toCommonJS = ")),
+    );
+    expect(helpers.length).toBeGreaterThan(10);
+    expect(new Set(helpers)).toEqual(
+      new Set([
+        'var __toCommonJS = (mod) => Object.defineProperties(__defProp({}, "__esModule", { value: true }), Object.getOwnPropertyDescriptors(mod));',
+      ]),
+    );
+    const events = chunks.find((name) =>
+      readFileSync(join(dist, name), "utf8").includes("createLineFramer: () => createLineFramer"),
+    );
+    expect(events).toBeDefined();
+    const exports = createRequire(import.meta.url)(join(dist, events ?? "")) as Record<
+      string,
+      unknown
+    >;
+    const own = Object.getOwnPropertyDescriptor(exports, "createLineFramer");
+    expect(typeof own?.get).toBe("function");
+    expect(own).toMatchObject({ enumerable: true, configurable: false, set: undefined });
+    expect(String(own?.get)).toBe("() => createLineFramer");
+    expect(exports.__esModule).toBe(true);
   });
 });
