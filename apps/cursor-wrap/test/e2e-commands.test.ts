@@ -311,6 +311,56 @@ describe("replay and logs at their edges", () => {
     }
   });
 
+  it("counts a line above the parse cap once, in a capture and in a log", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-oversize-replay-"));
+    try {
+      // 17 MiB of one line, past the 16 MiB parse cap: it is read in many pieces.
+      const huge = JSON.stringify({
+        type: "tool_call",
+        subtype: "completed",
+        call_id: "c1",
+        text: "x".repeat(17 * 1024 * 1024),
+      });
+      const capture = join(dir, "capture.jsonl");
+      writeFileSync(
+        capture,
+        `{"type":"system","subtype":"init","session_id":"s"}\n${huge}\n{"type":"result","subtype":"success","session_id":"s"}\n`,
+      );
+      const fromCapture = await runInProcess(["replay", capture]);
+      expect(fromCapture.stdout.toString()).toContain("turn 1 · session s · 3 lines over");
+
+      const t0 = Date.UTC(2026, 10, 25, 12, 0, 0);
+      const record = (offset: number, msg: string, fields: object = {}) =>
+        JSON.stringify({ level: 20, time: t0 + offset, ts: t0 + offset, msg, ...fields });
+      const file = join(dir, "cursor-wrap-2026-11-25T12-00-00-000Z-s.jsonl");
+      writeFileSync(
+        file,
+        `${[
+          record(0, "agent_spawn", { bin: "cursor-agent", args: ["--print"] }),
+          record(100, "raw_event", {
+            recv_ts: t0 + 100,
+            raw: { type: "system", subtype: "init", session_id: "s" },
+          }),
+          record(200, "raw_event", {
+            recv_ts: t0 + 200,
+            oversize: true,
+            truncated: true,
+            raw_head: huge.slice(0, 4096),
+          }),
+          record(900, "raw_event_end", { recv_ts: t0 + 900, oversize: true, bytes: huge.length }),
+          record(1_000, "raw_event", {
+            recv_ts: t0 + 1_000,
+            raw: { type: "result", subtype: "success", session_id: "s" },
+          }),
+        ].join("\n")}\n`,
+      );
+      const fromLog = await runInProcess(["replay", file]);
+      expect(fromLog.stdout.toString()).toContain("turn 1 · session s · 3 lines over");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("says an MCP or ACP proxy's log is not one it replays, and exits 1", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-proxy-log-"));
     try {

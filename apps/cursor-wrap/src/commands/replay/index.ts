@@ -152,7 +152,8 @@ async function captureTurns(path: string): Promise<RecordedTurn[]> {
       sessionId: events.map(sessionIdOf).find(Boolean),
       startedAt: times[0] ?? 0,
       endedAt: times.at(-1) ?? 0,
-      lines: events.length,
+      // A line above the parse cap comes as pieces: it is one line.
+      lines: events.filter((event) => event.kind !== "oversize" || event.first).length,
       signals,
       recorded: [],
       hasResult: signals.some(({ signal }) => signal.type === "done"),
@@ -249,7 +250,8 @@ async function logTurns(path: string): Promise<{
     if (event) turn.sessionId ??= sessionIdOf(event);
     if (signal.type === "done") turn.hasResult = true;
     turn.signals.push({ at: entry.recvTs, signal });
-    turn.lines += 1;
+    // A line above the parse cap is logged as its head and, at its end, its length: one line.
+    if (entry.kind !== "oversize" || entry.bytes === undefined) turn.lines += 1;
     turn.endedAt = Math.max(turn.endedAt, entry.recvTs);
   }
   return { turns, thresholds, damaged, ...(proxy === undefined ? {} : { proxy }) };
