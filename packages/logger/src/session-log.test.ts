@@ -708,6 +708,24 @@ describe("openSessionLog", () => {
     );
   });
 
+  it("writes nothing, to the file or the console, once closed", () => {
+    const console = new PassThrough();
+    let printed = "";
+    console.on("data", (chunk) => {
+      printed += chunk.toString();
+    });
+    const log = open({ console: { stream: console, level: "info" } });
+    log.close({ outcome: "cancelled", flagged: true, exit_code: 130 });
+    const written = readFileSync(log.path, "utf8");
+    printed = "";
+    // What a process exit hook may still report (a last SIGKILL of what the agent left).
+    log.info({ signal: "SIGKILL", pids: [1234], reason: "at once" }, "kill_step");
+    log.warn({ survivors: [1234] }, "kill_survivors");
+    log.decision("agent_killed", { reason: "late" }, "error");
+    expect(printed).toBe("");
+    expect(readFileSync(log.path, "utf8")).toBe(written);
+  });
+
   it("colours the console sink when asked", () => {
     const console = new PassThrough();
     let printed = "";

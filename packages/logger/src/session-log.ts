@@ -498,6 +498,8 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
   // and hands the level and fields to the console sink (pino's metadata protocol).
   /** Write one serialised record (redacted already): held with the chunk, or at once. */
   const writeRecordLine = (line: string, level: number, message: string, fields: Fields): void => {
+    // Closed: what an exit hook still reports (a last SIGKILL) goes nowhere, not to the console.
+    if (closed) return;
     if (held !== undefined && writingRoutine) {
       held.push(Buffer.from(line, "utf8"));
     } else {
@@ -594,6 +596,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
     },
 
     decision(message, fields = {}, level = "info", options = {}) {
+      if (closed) return;
       const routine = options.sync === "soon";
       writingRoutine = routine;
       try {
