@@ -60,6 +60,9 @@ async function connect(command: string, args: string[], env: Record<string, stri
     { capabilities: { sampling: {}, roots: { listChanged: true } } },
   );
   client.onerror = (error) => errors.push(error);
+  // What the client reads of the server's stderr (its log, as an editor shows it).
+  const stderr: Buffer[] = [];
+  transport.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
   client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
     model: "test-model",
     role: "assistant",
@@ -73,7 +76,7 @@ async function connect(command: string, args: string[], env: Record<string, stri
   }));
   await client.connect(transport);
   clients.push(client);
-  return { client, errors, transport };
+  return { client, errors, transport, stderr: () => Buffer.concat(stderr).toString("utf8") };
 }
 
 const proxied = (logDir: string, serverId: string, extra: string[], server: string[]) => ({
@@ -145,6 +148,9 @@ describe("cursor-wrap mcp proxy with the official SDK and the reference server",
     const real = (errors: Error[]) =>
       errors.filter((error) => !/progress notification for an unknown token/.test(error.message));
     expect(real(viaProxy.errors)).toEqual([]);
+    // The server's stderr reaches the client as it does directly.
+    expect(direct.stderr()).toContain("Starting default (STDIO) server...\n");
+    expect(viaProxy.stderr()).toBe(direct.stderr());
     await viaProxy.client.close();
     // Every message is in the proxy's log, with its method and latency.
     const [log] = readdirSync(logDir).filter((name) => name.startsWith("cursor-wrap-mcp-"));
@@ -165,6 +171,13 @@ describe("cursor-wrap mcp proxy with the official SDK and the reference server",
         (record) => record.msg === "mcp_message" && record.method === "sampling/createMessage",
       ),
     ).toBe(true);
+    // And what the server said on stderr, line by line.
+    expect(records).toContainEqual(
+      expect.objectContaining({
+        msg: "server_stderr",
+        raw_text: "Starting default (STDIO) server...",
+      }),
+    );
   });
 });
 

@@ -199,18 +199,25 @@ export function createRawRecordEncoder(options: RawRecordOptions): RawRecordEnco
   return { encode: (event) => encodeAll([event]), encodeAll };
 }
 
+/** Whose stderr a log records: the agent's, or (an MCP proxy's log) the server's. */
+export type StderrSource = "agent" | "server";
+
 /**
  * The records of a chunk of agent stderr (R-SUP4): JSON lines (cursor-agent mirrors its events
  * there) at debug as `stderr_event`, other lines at warn as `agent_stderr`; both with
- * `raw_text`, and `raw_base64` when a line is not valid UTF-8.
+ * `raw_text`, and `raw_base64` when a line is not valid UTF-8. An MCP server's stderr is its
+ * own log, read by people when something went wrong: every line at info as `server_stderr`.
  */
-export function createStderrRecordEncoder(options: RawRecordOptions): StderrRecordEncoder {
+export function createStderrRecordEncoder(
+  options: RawRecordOptions,
+  source: StderrSource = "agent",
+): StderrRecordEncoder {
   const textRedactor = options.redact ? createLineRedactor() : undefined;
   const bytesRedactor = options.redact ? createLineRedactor() : undefined;
   const record = (event: AgentEvent, shown: string, base64: string): string => {
     const json = event.kind === "json";
-    const level = json ? LEVELS.debug : LEVELS.warn;
-    const message = json ? "stderr_event" : "agent_stderr";
+    const level = source === "server" ? LEVELS.info : json ? LEVELS.debug : LEVELS.warn;
+    const message = source === "server" ? "server_stderr" : json ? "stderr_event" : "agent_stderr";
     return `${prefix(options.now(), level, event.recvAt.epoch, message)},"stream":"stderr"${base64},"raw_text":${JSON.stringify(shown)}}\n`;
   };
   // A line longer than a piece is logged a record per piece. Redacted, a record ends before

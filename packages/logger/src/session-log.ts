@@ -95,6 +95,7 @@ export const SESSION_LOG_RECORDS = [
   "raw_event_end",
   "agent_stderr",
   "stderr_event",
+  "server_stderr",
   "log_renamed",
   "log_rename_failed",
   "log_dir_shared",
@@ -129,7 +130,9 @@ export interface SessionLog {
   stderr(line: Buffer): void;
   /**
    * Log the lines of one chunk of agent stderr with one write(2), byte-exact (`raw_base64` for
-   * a line that is not UTF-8); lines that are not JSON also reach the console sink at warn.
+   * a line that is not UTF-8); lines that are not JSON also reach the console sink at warn. In
+   * an MCP proxy's log (`kind: "mcp"`) they are its server's: `server_stderr` records, never on
+   * the console (the proxy passes the bytes on itself).
    */
   stderrAll(events: readonly AgentEvent[]): void;
   /**
@@ -542,7 +545,9 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
   };
   const rawOptions = { now, redact: shouldRedact };
   const stdoutRecords = createRawRecordEncoder(rawOptions);
-  const stderrRecords = createStderrRecordEncoder(rawOptions);
+  // An MCP proxy's log records its server's stderr, which the proxy shows itself.
+  const stderrSource = kind === "mcp" ? "server" : "agent";
+  const stderrRecords = createStderrRecordEncoder(rawOptions, stderrSource);
 
   const log: SessionLog = {
     get path() {
@@ -585,7 +590,7 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
       for (const event of events) {
         const record = stderrRecords.encode(event);
         records += record;
-        if (event.kind !== "json") {
+        if (event.kind !== "json" && stderrSource === "agent") {
           if (onRecord) tapped += record;
           const text = event.kind === "text" ? event.text : event.line.toString("utf8");
           printConsole(LEVELS.warn, "agent_stderr", { summary: text });

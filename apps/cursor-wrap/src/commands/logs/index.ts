@@ -264,14 +264,16 @@ function storyLine(record: Record<string, unknown>, color: boolean): string | un
   const level = typeof record.level === "number" ? record.level : 0;
   const mark = level >= LEVELS.error ? paint.red("✗") : paint.yellow("⚠");
   switch (record.msg) {
-    case "agent_stderr": {
+    case "agent_stderr":
+    case "server_stderr": {
       const text =
         typeof record.raw_text === "string"
           ? record.raw_text
           : typeof record.summary === "string"
             ? record.summary
             : "";
-      return paint.dim(`  agent stderr │ ${terminalSafe(text)}`);
+      const whose = record.msg === "agent_stderr" ? "agent" : "server";
+      return paint.dim(`  ${whose} stderr │ ${terminalSafe(text)}`);
     }
     case "signal_received":
       return `${mark} ${terminalSafe(String(record.signal))} received`;

@@ -3,7 +3,12 @@
 
 import { setFlagsFromString } from "node:v8";
 import { terminalSafe } from "@cursor-wrap/events";
-import { DEFAULT_RETENTION_MS, openSessionLog, type SessionLog } from "@cursor-wrap/logger";
+import {
+  type ConsoleStream,
+  DEFAULT_RETENTION_MS,
+  openSessionLog,
+  type SessionLog,
+} from "@cursor-wrap/logger";
 import { MCP_RECORDS, type McpProxyLog, startMcpProxy } from "@cursor-wrap/mcp/proxy";
 import { AGENT_TOKEN_VARIABLE } from "@cursor-wrap/supervisor";
 import { messageWithHint, SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
@@ -14,6 +19,7 @@ import type { RunIo } from "../../run-io.js";
 import { createTerminalSafeWriter } from "../../terminal-safe-writer.js";
 import { UsageError } from "../../usage-error.js";
 import type { McpOptions } from "./flags.js";
+import { relayServerStderr } from "./server-stderr.js";
 
 /**
  * A proxy's log rotates past this size (the earlier part kept once): a proxy runs as long as
@@ -25,7 +31,7 @@ export const MCP_LOG_ROTATE_BYTES = 64 * 1024 * 1024;
 function openProxyLog(
   options: McpOptions,
   serverId: string,
-  io: RunIo,
+  stderr: ConsoleStream,
   env: NodeJS.ProcessEnv,
 ): SessionLog | undefined {
   try {
@@ -38,7 +44,7 @@ function openProxyLog(
       rotateBytes: MCP_LOG_ROTATE_BYTES,
       carry: { agent_token: env[AGENT_TOKEN_VARIABLE], server_id: serverId },
       console: {
-        stream: io.stderr,
+        stream: stderr,
         level: "warn",
         skip: ["mcp_message"],
         // A server that logs to its stdout: its lines are all in the log, a few on stderr.
@@ -46,7 +52,7 @@ function openProxyLog(
       },
     });
   } catch (error) {
-    printError(io.stderr, `${messageWithHint(error)}; proxying without a log`);
+    printError(stderr, `${messageWithHint(error)}; proxying without a log`);
     return undefined;
   }
 }
@@ -98,7 +104,17 @@ export async function proxyCommand(
       maxLineBytes: options.maxLineBytes,
     }).filter(([, value]) => value !== undefined),
   );
-  const log = openProxyLog(options, serverId, io, env);
+  // The server's stderr goes on to ours, as the editor reads it, and into the log; our own
+  // lines on stderr begin on a line of their own.
+  let log: SessionLog | undefined;
+  const serverStderr = relayServerStderr(
+    // Cursor reads the server's stderr through a pipe, byte for byte; a person running the
+    // proxy in a terminal sees it shown safely (R-FMT5).
+    io.stderr.isTTY ? createTerminalSafeWriter(io.stderr) : io.stderr,
+    io.stderr,
+    { stderrAll: (events) => log?.stderrAll(events) },
+  );
+  log = openProxyLog(options, serverId, serverStderr.own, env);
   // The records of one turn of the event loop (every message of a chunk of input, and what
   // they lead to) are written together, with one write(2), when it ends: one write per message
   // cost a third of the proxy's time under load.
@@ -125,16 +141,13 @@ export async function proxyCommand(
       log.debugRecord("mcp_message", members);
     },
   };
-  const shownStderr = io.stderr.isTTY ? createTerminalSafeWriter(io.stderr) : undefined;
   const proxy = startMcpProxy({
     command,
     args,
     serverId,
     input: io.stdin as NodeJS.ReadableStream as import("node:stream").Readable,
     output: io.stdout as NodeJS.WritableStream as import("node:stream").Writable,
-    // Cursor reads the server's stderr through a pipe, byte for byte; a person running the
-    // proxy in a terminal sees it shown safely (R-FMT5).
-    serverStderr: shownStderr ?? "inherit",
+    serverStderr: serverStderr.stream,
     ...settings,
     toolTimeouts: options.toolTimeouts,
     ...(proxyLog ? { log: proxyLog } : {}),
@@ -145,8 +158,12 @@ export async function proxyCommand(
   for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
   try {
     const end = await proxy.done;
+    serverStderr.end();
     if (end.reason.includes("could not be started"))
-      printError(io.stderr, `mcp proxy: ${shownName(serverId)}: ${terminalSafe(end.reason)}`);
+      printError(
+        serverStderr.own,
+        `mcp proxy: ${shownName(serverId)}: ${terminalSafe(end.reason)}`,
+      );
     log?.close({ outcome: end.reason, flagged: end.exitCode !== 0, exit_code: end.exitCode });
     return end.exitCode;
   } finally {
