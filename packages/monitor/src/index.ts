@@ -15,6 +15,7 @@ export type {
   TimedSignal,
 } from "./simulate.js";
 export { simulate } from "./simulate.js";
+export { checkMonitorOptions } from "./thresholds.js";
 export type {
   ActivitySignal,
   BackgroundDetail,

@@ -49,6 +49,9 @@ describe("resolveThresholds", () => {
     { options: { backgroundWaitMs: -1 }, message: "backgroundWaitMs must be" },
     { options: { liveness: { minCpuFraction: -0.1 } }, message: "liveness.minCpuFraction must be" },
     { options: { exitGraceMs: -1, warnFraction: 2 }, message: "exitGraceMs must be" },
+    // From JavaScript, or parsed from a file: not a number at all.
+    { options: { maxTurnMs: "abc" as unknown as number }, message: "maxTurnMs must be" },
+    { options: { idleTimeoutMs: "60000" as unknown as number }, message: "idleTimeoutMs must be" },
   ])("rejects $options", ({ options, message }) => {
     expect(() => resolveThresholds(options)).toThrow(RangeError);
     expect(() => resolveThresholds(options)).toThrow(message);

@@ -55,12 +55,20 @@ export interface Thresholds {
 /** A duration >= 0, ms; `Infinity` means no limit. */
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (Number.isNaN(value) || value < 0) {
+  if (typeof value !== "number" || Number.isNaN(value) || value < 0) {
     throw new RangeError(
       `${name} must be a number of milliseconds >= 0 (or Infinity), got ${value}`,
     );
   }
   return value;
+}
+
+/**
+ * Check a monitor's options as `createMonitor` does, without making one: a `RangeError` names
+ * the first bad one (a caller that starts a process checks them before it does).
+ */
+export function checkMonitorOptions(options: MonitorOptions): void {
+  resolveThresholds(options);
 }
 
 /** Check the options (a `RangeError` names the first bad one) and fill in the defaults. */

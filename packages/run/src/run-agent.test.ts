@@ -400,6 +400,41 @@ describe("runAgent", () => {
     ).toThrow(/either `prompt` or `prompts`/);
   });
 
+  it("refuses bad options before any agent starts: typed, with the option named", () => {
+    const bad: Array<[Partial<RunAgentOptions>, RegExp]> = [
+      [{ monitor: { idleTimeoutMs: -5 } }, /monitor: idleTimeoutMs must be/],
+      [{ monitor: { toolGraceMs: -1 } }, /monitor: toolGraceMs must be/],
+      [{ monitor: { maxTurnMs: "abc" as unknown as number } }, /monitor: maxTurnMs must be/],
+      [{ monitor: { warnFraction: 2 } }, /monitor: warnFraction must be/],
+      [{ killGraceMs: Number.NaN }, /killGraceMs must be/],
+      [{ drainGraceMs: Infinity }, /drainGraceMs must be/],
+      [{ maxHangRetries: 1.5 }, /maxHangRetries must be/],
+      [{ parseCap: -1 }, /parseCap must be/],
+      [{ events: "bogus" as RunAgentOptions["events"] }, /events must be one of/],
+    ];
+    const marker = `refused-${process.pid}`;
+    for (const [options, message] of bad) {
+      let thrown: unknown;
+      try {
+        fakeRun("idle-hang", { ...options, env: { ...process.env, REFUSED_MARKER: marker } });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, JSON.stringify(options)).toBeInstanceOf(RunUsageError);
+      expect((thrown as RunUsageError).code).toBe("RUN_USAGE");
+      expect((thrown as Error).message).toMatch(message);
+    }
+    // Nothing was started for any of them.
+    const started = readdirSync("/proc").filter((name) => {
+      try {
+        return readFileSync(`/proc/${name}/environ`).includes(`REFUSED_MARKER=${marker}`);
+      } catch {
+        return false;
+      }
+    });
+    expect(started).toEqual([]);
+  });
+
   it("its events can be read once", async () => {
     const run = fakeRun("quick", { events: "none" });
     run[Symbol.asyncIterator]();

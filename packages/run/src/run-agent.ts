@@ -6,7 +6,7 @@ import {
 } from "@cursor-wrap/events";
 import { combineFormatters, createContractStream, type Formatter } from "@cursor-wrap/format";
 import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
-import { DEFAULT_THRESHOLDS, type MonitorOptions } from "@cursor-wrap/monitor";
+import { checkMonitorOptions, DEFAULT_THRESHOLDS, type MonitorOptions } from "@cursor-wrap/monitor";
 import { DEFAULT_POLICY, type RecoveryClock, type RecoveryPolicy } from "@cursor-wrap/recovery";
 import {
   type AgentProcess,
@@ -278,6 +278,44 @@ function argsBuilder(
     });
 }
 
+const EVENT_SELECTIONS: readonly RunEventSelection[] = ["all", "contract", "agent", "none"];
+
+/**
+ * What `runAgent` is given, checked before anything starts: a bad option is the caller's
+ * mistake (a {@link RunUsageError}), never an agent started and then left running.
+ */
+function checkOptions(options: RunAgentOptions): void {
+  if ((options.prompt === undefined) === (options.prompts === undefined)) {
+    throw new RunUsageError("runAgent: give either `prompt` or `prompts`");
+  }
+  try {
+    checkMonitorOptions(options.monitor ?? {});
+  } catch (error) {
+    throw new RunUsageError(`runAgent: monitor: ${(error as Error).message}`);
+  }
+  const durations = { killGraceMs: options.killGraceMs, drainGraceMs: options.drainGraceMs };
+  for (const [name, value] of Object.entries(durations)) {
+    if (value !== undefined && !(typeof value === "number" && value >= 0 && value < Infinity)) {
+      throw new RunUsageError(
+        `runAgent: ${name} must be a number of milliseconds >= 0, got ${String(value)}`,
+      );
+    }
+  }
+  const counts = { maxHangRetries: options.maxHangRetries, parseCap: options.parseCap };
+  for (const [name, value] of Object.entries(counts)) {
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
+      throw new RunUsageError(
+        `runAgent: ${name} must be a whole number >= 0, got ${String(value)}`,
+      );
+    }
+  }
+  if (options.events !== undefined && !EVENT_SELECTIONS.includes(options.events)) {
+    throw new RunUsageError(
+      `runAgent: events must be one of ${EVENT_SELECTIONS.join(", ")}, got ${String(options.events)}`,
+    );
+  }
+}
+
 function openLog(option: RunLogOption | undefined): { log: SessionLog; owned: boolean } {
   if (option === undefined) return { log: discardingLog(), owned: false };
   if ("log" in option) return { log: option.log, owned: false };
@@ -303,9 +341,7 @@ function openLog(option: RunLogOption | undefined): { log: SessionLog; owned: bo
  * how it went. Runs the real cursor-agent, or anything that speaks its stream-json.
  */
 export function runAgent(options: RunAgentOptions): AgentRun {
-  if ((options.prompt === undefined) === (options.prompts === undefined)) {
-    throw new RunUsageError("runAgent: give either `prompt` or `prompts`");
-  }
+  checkOptions(options);
   const host = options.host ?? {};
   const selection = options.events ?? "all";
   let running: AgentProcess | undefined;

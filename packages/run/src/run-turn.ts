@@ -487,9 +487,10 @@ export async function runTurn(context: TurnContext, request: TurnRequest): Promi
   const now = context.now ?? (() => performance.now());
   const startedAt = now();
   formatter.startTurn();
+  // Made first: a bad option of it throws before there is an agent to leave running.
+  const monitor = createMonitor({ ...settings.monitor, startedAt, now });
   const agent = await startAgent(context, request);
 
-  const monitor = createMonitor({ ...settings.monitor, startedAt, now });
   const facts = createTurnFacts({ resuming: request.resume !== undefined });
   const warnings = createWarningRecorder(log);
   const killer = createKiller(agent, log);
