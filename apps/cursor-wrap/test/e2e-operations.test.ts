@@ -286,6 +286,28 @@ describe("--otel", () => {
     expect(result.stderr.match(/could not export the trace/g)).toHaveLength(1);
   });
 
+  it("an endpoint that is not an http URL is a warning, not a crash: the run and its report go on", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-otel-bad-"));
+    try {
+      const report = join(dir, "report.json");
+      for (const endpoint of ["127.0.0.1:4318", "http://[::1"]) {
+        const result = await run(["-p", "x", ...FAST, "--report", report], {
+          scenario: "quick",
+          env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint },
+        });
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stderr).toContain(
+          "cursor-wrap: warning: OTEL_EXPORTER_OTLP_ENDPOINT is not an http:// or https:// URL",
+        );
+        expect(result.stderr).not.toContain("internal error");
+        expect(JSON.parse(readFileSync(report, "utf8"))).toMatchObject({ outcome: "completed" });
+        expect(named(logRecords(result), "operations")[0]).toMatchObject({ otel: null });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("off by default: the agent's environment has no trace context of cursor-wrap's", async () => {
     const result = await run(["-p", "x", ...FAST], { scenario: "quick" });
     expect(invocations(result)[0]!.traceparent).toBeUndefined();

@@ -9,4 +9,10 @@ export {
 } from "./genai-attributes.js";
 export { openRunTrace } from "./open-run-trace.js";
 export type { RunTrace, RunTraceOptions } from "./run-trace.js";
-export { endpointOrigin, tracesEndpoint, tracesRequested } from "./traces-requested.js";
+export {
+  endpointOrigin,
+  tracesEndpoint,
+  tracesEndpointProblem,
+  tracesProtocolWarning,
+  tracesRequested,
+} from "./traces-requested.js";

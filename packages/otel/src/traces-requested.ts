@@ -41,10 +41,50 @@ export function tracesEndpoint(env: Readonly<Record<string, string | undefined>>
   return "http://localhost:4318/v1/traces";
 }
 
+/**
+ * Why the traces cannot be exported to the endpoint the variables name, or undefined when it is
+ * an http(s) URL. Said without the value, whose path or query may hold a token.
+ */
+export function tracesEndpointProblem(
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  const variable = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim()
+    ? "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+    : env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()
+      ? "OTEL_EXPORTER_OTLP_ENDPOINT"
+      : undefined;
+  if (variable === undefined) return undefined;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(tracesEndpoint(env)).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol === "http:" || protocol === "https:") return undefined;
+  return `${variable} is not an http:// or https:// URL (as in http://localhost:4318), so the trace is not exported`;
+}
+
+/**
+ * A word for a protocol the variables ask for that the export does not speak: traces go as
+ * OTLP over HTTP (JSON, which collectors take beside protobuf), never over gRPC.
+ */
+export function tracesProtocolWarning(
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  const variable = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim()
+    ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+    : "OTEL_EXPORTER_OTLP_PROTOCOL";
+  const protocol = env[variable]?.trim().toLowerCase();
+  if (protocol === undefined || protocol === "" || protocol.startsWith("http/")) return undefined;
+  return `${variable}=${JSON.stringify(protocol)} is not spoken here: the trace goes as OTLP over HTTP (JSON) to ${endpointOrigin(tracesEndpoint(env))} (a collector's HTTP port, 4318, takes it)`;
+}
+
 /** Only the scheme, host and port of an endpoint: its path or query may hold a token. */
 export function endpointOrigin(endpoint: string): string {
   try {
-    return new URL(endpoint).origin;
+    const { origin } = new URL(endpoint);
+    // `localhost:4318` parses, as a URL of scheme `localhost:` with no origin ("null").
+    return origin === "null" ? "(not an http URL)" : origin;
   } catch {
     return "(not a URL)";
   }

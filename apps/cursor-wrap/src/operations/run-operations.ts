@@ -13,6 +13,8 @@ import {
   openRunTrace,
   type RunTrace,
   tracesEndpoint,
+  tracesEndpointProblem,
+  tracesProtocolWarning,
   tracesRequested,
 } from "@cursor-wrap/otel";
 import type { ReportBuilder } from "@cursor-wrap/report";
@@ -182,7 +184,13 @@ export async function openRunOperations(
 
   let trace: RunTrace | undefined;
   let exportFailed = false;
-  if (traces) {
+  // A variable set for the whole job, for other tools, must not stop the run: a word, no trace.
+  const endpointProblem = traces ? tracesEndpointProblem(env) : undefined;
+  if (endpointProblem !== undefined) printError(io.stderr, `warning: ${endpointProblem}`);
+  const protocolWarning =
+    traces && endpointProblem === undefined ? tracesProtocolWarning(env) : undefined;
+  if (protocolWarning !== undefined) printError(io.stderr, `warning: ${protocolWarning}`);
+  if (traces && endpointProblem === undefined) {
     trace = await openRunTrace({
       env,
       tool,
