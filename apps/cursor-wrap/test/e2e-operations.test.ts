@@ -2,7 +2,7 @@
 // ending, GitHub's job summary and annotations, the OpenTelemetry trace (--otel, TRACEPARENT),
 // and notifications (--on-verdict, --notify) against a local script and a local HTTP server.
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
@@ -157,6 +157,70 @@ describe("--report", () => {
     });
     expect(readFileSync(summary, "utf8")).toContain("cursor-wrap: error (exit 1)");
     expect(result.stderr).toMatch(/^::error title=cursor-wrap%3A error \(exit 1\)::/m);
+  });
+
+  it("an API key the agent repeats is redacted everywhere: log, report, summary, annotation", async () => {
+    const dir = scratchDir();
+    const summary = join(dir, "summary.md");
+    // Keys with no shape a redaction could know: from the environment, a flag, a profile.
+    const keys = {
+      env: `key_${"0123456789abcdef".repeat(4)}`,
+      flag: "crsr_flagGivenKeyValue42",
+      profile: "cur_profileKeyValue4242",
+    };
+    const agent = join(dir, "agent.sh");
+    writeFileSync(
+      agent,
+      `#!/bin/sh
+echo '{"type":"system","subtype":"init","session_id":"s-1"}'
+echo "{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"using $CURSOR_API_KEY and ${keys.flag}"}]},"session_id":"s-1"}"
+echo "Error: invalid API key $CURSOR_API_KEY (also tried ${keys.flag}, ${keys.profile})" >&2
+exit 1
+`,
+    );
+    chmodSync(agent, 0o755);
+    const result = await run(
+      [
+        "-p",
+        "x",
+        "--agent-bin",
+        agent,
+        "--api-key",
+        keys.flag,
+        "--max-retries",
+        "0",
+        "--log-dir",
+        join(dir, "logs"),
+        "--report",
+        join(dir, "report.json"),
+      ],
+      {
+        defaults: false,
+        env: {
+          CURSOR_API_KEY: keys.env,
+          CURSOR_WRAP_AUTH_SPARE: keys.profile,
+          GITHUB_ACTIONS: "true",
+          GITHUB_STEP_SUMMARY: summary,
+        },
+      },
+    );
+    expect(result.code).not.toBe(0);
+    const [log] = readdirSync(join(dir, "logs")).map((name) => join(dir, "logs", name));
+    const outputs = {
+      log: readFileSync(log!, "utf8"),
+      report: readFileSync(join(dir, "report.json"), "utf8"),
+      summary: readFileSync(summary, "utf8"),
+      annotations: result.stderr
+        .split("\n")
+        .filter((line) => line.startsWith("::"))
+        .join("\n"),
+    };
+    // The agent's words are there, its keys are not.
+    expect(outputs.log).toContain("Error: invalid API key [REDACTED]");
+    expect(outputs.report).toContain("invalid API key [REDACTED]");
+    for (const [where, text] of Object.entries(outputs)) {
+      for (const key of Object.values(keys)) expect(text, where).not.toContain(key);
+    }
   });
 
   it("a report that cannot be written is said once, and the run's exit code is its own", async () => {

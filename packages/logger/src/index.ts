@@ -11,7 +11,13 @@ export { logEntryEvent } from "./raw-record.js";
 export type { McpLogSummary, SessionSummary } from "./read-logs.js";
 export { isLogRecord, listMcpLogs, listSessions, readSessionLog } from "./read-logs.js";
 export type { LineRedactor } from "./redact.js";
-export { createLineRedactor, isSecretName, redact, redactJsonValue } from "./redact.js";
+export {
+  createLineRedactor,
+  isSecretName,
+  redact,
+  redactJsonValue,
+  redactKnownSecrets,
+} from "./redact.js";
 export type { PruneOptions } from "./retention.js";
 export { DEFAULT_RETENTION_MS, pruneLogs } from "./retention.js";
 export type {

@@ -324,12 +324,56 @@ function withoutControls(text: string): string | undefined {
   return plain === text ? undefined : plain;
 }
 
+// Secrets known by their value, whatever their shape (an API key given on the command line or
+// in the environment): searched for as they are, once any is known.
+let knownSecrets: RegExp | undefined;
+const knownValues = new Set<string>();
+/** Shorter values are not taken: they would blot out ordinary words. */
+const KNOWN_SECRET_MIN = 8;
+
+/**
+ * Redact these values wherever they appear, from now on, as well as every secret found by its
+ * shape or its name (a Cursor API key has no shape of its own). For values a process holds:
+ * `CURSOR_API_KEY`, `--api-key`, an auth profile's key. Values shorter than 8 characters, or
+ * blank, are left out. Registered before anything is logged: a clean text seen before is
+ * remembered as clean.
+ */
+export function redactKnownSecrets(values: Iterable<string | undefined>): void {
+  for (const value of values) {
+    const secret = value?.trim();
+    if (secret !== undefined && secret.length >= KNOWN_SECRET_MIN) knownValues.add(secret);
+  }
+  if (knownValues.size === 0) return;
+  // Longest first: one that holds another is replaced whole.
+  const sources = [...knownValues]
+    .sort((a, b) => b.length - a.length)
+    .map((value) => value.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"));
+  knownSecrets = new RegExp(sources.join("|"), "g");
+}
+
+/** `text` with every known secret replaced (see {@link redactKnownSecrets}). */
+function maskKnown(text: string): string {
+  if (knownSecrets === undefined) return text;
+  knownSecrets.lastIndex = 0;
+  return text.replace(knownSecrets, REPLACEMENT);
+}
+
+/** Whether `text` holds a known secret. */
+function holdsKnown(text: string): boolean {
+  if (knownSecrets === undefined) return false;
+  knownSecrets.lastIndex = 0;
+  const found = knownSecrets.test(text);
+  knownSecrets.lastIndex = 0;
+  return found;
+}
+
 /**
  * Whether `text` may contain a secret (a candidate, a `\\u` escape or a control sequence; most
  * text has none).
  */
 export function mayContainSecret(text: string): boolean {
   if (plainMayContainSecret(text)) return true;
+  if (knownSecrets !== undefined && holdsKnown(text)) return true;
   if (!ESCAPE.test(text)) return false;
   if (!controlInsideWord(text) && !NAME_THEN_CONTROL.test(text)) return false;
   const plain = withoutControls(text);
@@ -438,7 +482,7 @@ function redactPlain(text: string, inKey: boolean): Redacted {
     CANDIDATE.lastIndex = Math.max(last, index + candidate.length);
   }
   forgetSubject(text);
-  return { text: last === 0 ? text : out + text.slice(last), openKey };
+  return { text: maskKnown(last === 0 ? text : out + text.slice(last)), openKey };
 }
 
 /**

@@ -281,11 +281,37 @@ const SECRET_HEADER =
  * the `--flag=value` forms.
  */
 export function redactAgentArgs(args: readonly string[]): string[] {
-  const redacted: string[] = [];
+  return mapSecretValues(args, redactValue);
+}
+
+/**
+ * The secrets agent arguments hold, as values: `--api-key`'s, `--auth-token`'s and a credential
+ * header's (`-H "Authorization: Bearer …"`, with and without its scheme), for the log to redact
+ * wherever the agent repeats them.
+ */
+export function agentFlagSecrets(args: readonly string[]): string[] {
+  const secrets: string[] = [];
+  mapSecretValues(args, (flag, value) => {
+    if (flag.name !== "header") secrets.push(value);
+    else if (SECRET_HEADER.test(value)) {
+      const credential = value.slice(value.indexOf(":") + 1).trim();
+      secrets.push(credential, credential.replace(/^[A-Za-z]+\s+/, ""));
+    }
+    return value;
+  });
+  return secrets;
+}
+
+/** `args` with the value of each secret flag given to `replace`, and replaced by what it gives. */
+function mapSecretValues(
+  args: readonly string[],
+  replace: (flag: AgentFlag, value: string) => string,
+): string[] {
+  const mapped: string[] = [];
   let secretNext: AgentFlag | undefined;
   for (const arg of args) {
     if (secretNext) {
-      redacted.push(redactValue(secretNext, arg));
+      mapped.push(replace(secretNext, arg));
       secretNext = undefined;
       continue;
     }
@@ -297,17 +323,17 @@ export function redactAgentArgs(args: readonly string[]): string[] {
         ? agentFlagByShort(shortMatch[1]!)
         : undefined;
     if (!flag?.secret) {
-      redacted.push(arg);
+      mapped.push(arg);
       continue;
     }
-    if (long && long[2] !== undefined) redacted.push(`--${long[1]}=${redactValue(flag, long[2])}`);
-    else if (shortMatch?.[2]) redacted.push(`-${shortMatch[1]}${redactValue(flag, shortMatch[2])}`);
+    if (long && long[2] !== undefined) mapped.push(`--${long[1]}=${replace(flag, long[2])}`);
+    else if (shortMatch?.[2]) mapped.push(`-${shortMatch[1]}${replace(flag, shortMatch[2])}`);
     else {
-      redacted.push(arg);
+      mapped.push(arg);
       secretNext = flag;
     }
   }
-  return redacted;
+  return mapped;
 }
 
 function redactValue(flag: AgentFlag, value: string): string {

@@ -1,6 +1,6 @@
 import { requestedModel, turnArgs } from "@cursor-wrap/run";
 import { describe, expect, it } from "vitest";
-import { redactAgentArgs } from "./agent-flags.js";
+import { agentFlagSecrets, redactAgentArgs } from "./agent-flags.js";
 import {
   agentArgumentsOf,
   agentCommandOf,
@@ -335,5 +335,23 @@ describe("redactAgentArgs", () => {
       "--model",
       "gpt-5",
     ]);
+  });
+
+  it("agentFlagSecrets gives the values it hides, a header's credential with and without its scheme", () => {
+    expect(
+      agentFlagSecrets([
+        "--api-key",
+        "sk-1",
+        "--api-key=sk-2",
+        "--auth-token",
+        "t",
+        "-H",
+        "Authorization: Bearer abc",
+        "-HCookie: a=b",
+        "--header=X-Team: a",
+        "--model",
+        "gpt-5",
+      ]),
+    ).toEqual(["sk-1", "sk-2", "t", "Bearer abc", "abc", "a=b", "a=b"]);
   });
 });

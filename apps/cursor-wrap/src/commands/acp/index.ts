@@ -11,12 +11,13 @@ import {
   supervisedAgent,
 } from "@cursor-wrap/acp";
 import { isPlausibleSessionId } from "@cursor-wrap/events";
-import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
+import { openSessionLog, redactKnownSecrets, type SessionLog } from "@cursor-wrap/logger";
 import { findAgentBinary } from "@cursor-wrap/run";
 import { signalExitCode } from "@cursor-wrap/run/ending";
 import { messageWithHint, SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
 import { STOP_SIGNALS } from "../../exit-signals.js";
 import { agentBaseEnvironment } from "../../options/agent-environment.js";
+import { agentFlagSecrets } from "../../options/agent-flags.js";
 import { monitorOptions } from "../../options/monitor-options.js";
 import { printError } from "../../print-error.js";
 import type { RunIo } from "../../run-io.js";
@@ -34,6 +35,7 @@ export type AcpOptions = AcpFlagOptions & {
 /** Records that make a log worth a look (the file name is flagged). */
 const FLAGGING: ReadonlySet<string> = new Set([
   "acp_hang_detected",
+  "acp_agent_killed",
   "acp_agent_restarted",
   "acp_agent_spawn_failed",
   "acp_restart_gave_up",
@@ -100,6 +102,12 @@ export async function acpCommand(
   io: RunIo,
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
+  // Credentials have no shape the log's redaction knows: it is told their values.
+  redactKnownSecrets([
+    env.CURSOR_API_KEY,
+    env.CURSOR_AUTH_TOKEN,
+    ...agentFlagSecrets(options.agentFlags ?? []),
+  ]);
   const log = openAcpLog(options, io);
   let flagged = false;
   let turns = 0;
