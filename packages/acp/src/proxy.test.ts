@@ -246,6 +246,38 @@ describe("startAcpProxy: a transparent proxy", () => {
     expect(h.editor.lines.map((line) => line.message?.method)).toEqual(["session/update"]);
     expect(h.recorded("acp_invalid_line")).toMatchObject([{ reason: "not-json" }]);
   });
+
+  it("passes on a prompt's answer that is not valid UTF-8 repaired, so the turn ends", async () => {
+    const h = await promptedTurn();
+    // A chunk of text cut inside a character, and the answer with a stray byte.
+    h.agent.sendRaw(
+      Buffer.concat([
+        Buffer.from(
+          '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"caf',
+        ),
+        Buffer.from([0xc3]),
+        Buffer.from('"}}}}\n'),
+      ]),
+    );
+    h.agent.sendRaw(
+      Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn","_meta":{"t":"'),
+        Buffer.from([0xff]),
+        Buffer.from('"}}}\n'),
+      ]),
+    );
+    await h.settle();
+    const [chunk, answer] = h.editor.lines.slice(-2);
+    expect(chunk?.message).toMatchObject({
+      params: { update: { content: { text: "caf\ufffd" } } },
+    });
+    expect(answer?.message).toMatchObject({ id: 3, result: { stopReason: "end_turn" } });
+    expect(h.recorded("acp_line_repaired")).toHaveLength(2);
+    expect(h.recorded("acp_invalid_line")).toEqual([]);
+    // The turn ended with the agent's answer: nothing is left for a watchdog to answer.
+    await advance(10 * 60_000);
+    expect(h.editor.lines.filter((line) => line.message?.id === 3)).toHaveLength(1);
+  });
 });
 
 describe("startAcpProxy: watching a prompt turn (v1)", () => {
@@ -689,6 +721,24 @@ describe("startAcpProxy: an editor that does not read", () => {
     const broken = h.editor.lines.filter((line) => line.message === undefined);
     expect(broken).toHaveLength(1);
     expect(broken[0]!.text.length).toBeGreaterThan(4_000);
+  });
+});
+
+describe("startAcpProxy: lines above the line cap", () => {
+  it("keeps a long line that is not JSON from the editor, as a short one, and passes JSON on", async () => {
+    const h = start({ maxLineBytes: 1_024 });
+    await setUp(h);
+    const before = h.editor.lines.length;
+    h.agent.sendRaw(`${"Z".repeat(10_000)}\n`);
+    h.agent.sendRaw(
+      `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"${"y".repeat(4_000)}"}}}}\n`,
+    );
+    await h.settle();
+    const lines = h.editor.lines.slice(before);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.message?.method).toBe("session/update");
+    expect(h.recorded("acp_invalid_line")).toMatchObject([{ reason: "not-json", bytes: 10_001 }]);
+    expect(h.recorded("acp_oversize_line")).toMatchObject([{ dir: "agent→editor" }]);
   });
 });
 

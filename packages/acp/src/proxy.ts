@@ -61,6 +61,7 @@ import {
   type MessageReader,
   type MessageWriter,
   type OwnMessage,
+  repairedUtf8,
   rpcId,
 } from "./transport.js";
 import {
@@ -219,6 +220,13 @@ interface ProxyRequest {
 const REMEMBERED = 10_000;
 /** Held editor bytes (while an agent starts) above which the editor's input is paused. */
 const MAX_HELD_BYTES = 8 * 1024 * 1024;
+/** Whether a line's first bytes can begin a JSON object (after white space, a BOM). */
+function beginsAsObject(head: Buffer): boolean {
+  let at = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  while (at < head.length && (head[at] === 0x20 || head[at] === 0x09 || head[at] === 0x0d)) at += 1;
+  return at === head.length || head[at] === 0x7b;
+}
+
 /** The agent's last stderr bytes kept, to say why it failed. */
 const STDERR_TAIL_BYTES = 2_048;
 
@@ -1375,16 +1383,50 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
   }
 
   // ─── agent → editor ─────────────────────────────────────────────────────────────────────
-  function fromAgent(generation: Generation, item: Incoming): void {
+  // The agent's line above the cap being dropped, piece by piece (it is not JSON).
+  let droppingOversize = false;
+
+  /**
+   * A message of the agent's that is not valid UTF-8 is passed on repaired (see
+   * `repairedUtf8`): dropped, a prompt's answer would look like a hang.
+   */
+  function repairedIfNotUtf8(item: Incoming): Incoming {
+    if (item.kind !== "invalid" || item.reason !== "not-utf8") return item;
+    const repaired = repairedUtf8(item);
+    if (repaired === undefined) return item;
+    record("acp_line_repaired", {
+      bytes: item.raw.length,
+      head: item.head,
+      summary: `passed on a message from ${agentName} that is not valid UTF-8, its invalid bytes replaced by U+FFFD`,
+    });
+    return repaired;
+  }
+
+  function fromAgent(generation: Generation, received: Incoming): void {
     if (generation !== current) {
       // A process the proxy replaced: what it still says belongs to no one.
       return;
     }
+    const item = repairedIfNotUtf8(received);
     const at = now();
     if (item.kind === "oversize") {
       // A sign of life for every turn of this process, whichever it belongs to.
       for (const turn of turns.values()) {
         if (!turn.recovery) turn.monitor.observe({ type: "activity", eventType: "oversize" }, at);
+      }
+      // A line that does not begin as a JSON object cannot be a message: kept from the
+      // editor however long it is, as a short one is.
+      if (item.first) droppingOversize = !beginsAsObject(item.raw);
+      if (droppingOversize) {
+        if (!item.final) return;
+        droppingOversize = false;
+        record("acp_invalid_line", {
+          reason: "not-json",
+          bytes: item.bytes,
+          head: item.raw.subarray(0, 200).toString("utf8"),
+          summary: `dropped a line of ${item.bytes} bytes from ${agentName} that is not a JSON-RPC message (not-json)`,
+        });
+        return;
       }
       toEditor.forward(item.raw, item.final);
       if (!item.final) return;

@@ -73,6 +73,11 @@ export const ACP_RECORDS = {
   acp_unknown_response: "warn",
   /** A line from the agent that is not a JSON-RPC message (a banner, a log line): dropped. */
   acp_invalid_line: "warn",
+  /**
+   * A message from the agent that is not valid UTF-8: passed on with each invalid sequence
+   * replaced by U+FFFD, as a lenient reader reads it (a strict one could not read it at all).
+   */
+  acp_line_repaired: "warn",
   /** A JSON-RPC batch from the editor (ACP has none): not passed on, its requests answered with an error. */
   acp_batch_rejected: "warn",
   /** A line of the agent it will never finish (its process gone or replaced mid-line): ended with a newline for the editor. */

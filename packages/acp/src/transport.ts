@@ -160,6 +160,19 @@ function incomingOf(
   }
 }
 
+/**
+ * A line that is not valid UTF-8, with each invalid sequence replaced by U+FFFD (what a
+ * lenient reader makes of it, an ACP SDK's `TextDecoder` among them), read again: the message
+ * it then is, or undefined when it is none.
+ */
+export function repairedUtf8(item: { raw: Buffer; unterminated: boolean }): Incoming | undefined {
+  const { raw, unterminated } = item;
+  const end = !unterminated && raw[raw.length - 1] === 0x0a ? raw.length - 1 : raw.length;
+  const line = Buffer.from(raw.subarray(0, end).toString("utf8"), "utf8");
+  const incoming = parseLine(line, Buffer.concat([line, raw.subarray(end)]), unterminated);
+  return incoming.kind === "invalid" ? undefined : incoming;
+}
+
 /** Read one line (without its terminator) into what it is. Never throws. */
 export function parseLine(line: Buffer, raw: Buffer, unterminated: boolean): Incoming {
   return incomingOf(classifyLine(line), line, raw, unterminated);

@@ -22,7 +22,7 @@ export interface Peer {
   /** Send a message (as one line). */
   send(message: object): void;
   /** Send bytes as they are. */
-  sendRaw(text: string): void;
+  sendRaw(text: string | Buffer): void;
   /** Messages received so far that match. */
   // biome-ignore lint/suspicious/noExplicitAny: as above.
   find(predicate: (message: any) => boolean): any[];
