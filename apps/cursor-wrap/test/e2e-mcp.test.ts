@@ -201,6 +201,13 @@ describe("cursor-wrap mcp proxy with misbehaving servers", () => {
     expect(echo.content).toEqual([{ type: "text", text: "still working" }]);
   });
 
+  it("refuses an empty server command in one line, as a usage error, without a stack", async () => {
+    const result = await run(["mcp", "proxy", "--", ""], { defaults: false });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^cursor-wrap: mcp proxy needs the server's command after --/);
+    expect(result.stderr).not.toContain("    at ");
+  });
+
   it("hides a server's banner from the client (which would otherwise see a parse error)", async () => {
     const logDir = mkdtempSync(join(tmpdir(), "mcp-e2e-"));
     const { command, args } = fake(logDir, [], ["--banner"]);

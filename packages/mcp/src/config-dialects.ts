@@ -98,6 +98,8 @@ function stdioForm(
   holder: Record<string, unknown>,
   at: { command: JsonPath; args: JsonPath },
 ): EntryForm {
+  // An empty command starts nothing, wrapped or not: left as it is, and said.
+  if (command.trim() === "") return { transport: "unknown", why: "an empty command" };
   // A parsed config holds no `undefined`: none means no `args` key at all.
   const args = ownValue(holder, "args");
   if (args === undefined) return { transport: "stdio", command, args: undefined, at };

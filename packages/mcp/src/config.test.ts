@@ -111,6 +111,24 @@ describe("wrapConfig and unwrapConfig", () => {
     expect(JSON.stringify(zedWrap.config)).toBe(JSON.stringify(zed));
   });
 
+  it("leaves an entry with an empty command as written (it starts nothing), and says why", () => {
+    const config = {
+      mcpServers: {
+        blank: { command: "", args: [] },
+        spaces: { command: "  " },
+        ok: { command: "srv" },
+      },
+    };
+    const { changed, skipped } = wrapConfig(config, PROXY);
+    expect(changed).toEqual(["ok"]);
+    expect(skipped).toEqual([
+      { name: "blank", why: "an empty command" },
+      { name: "spaces", why: "an empty command" },
+    ]);
+    const zed = { context_servers: { old: { command: { path: "", args: [] } } } };
+    expect(wrapConfig(zed, PROXY, { dialect: ZED_DIALECT }).changed).toEqual([]);
+  });
+
   it("wraps and unwraps servers named like flags, prototypes or escape sequences, each as one argument", () => {
     const names = ["__proto__", "--", "-h", "constructor", "a\u001b]0;owned\u0007b", "x y"];
     const text = `{"mcpServers":{${names

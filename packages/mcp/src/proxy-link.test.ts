@@ -509,6 +509,11 @@ describe("linkMcpPeers: the smaller defects (item 7)", () => {
     await settle();
     await vi.advanceTimersByTimeAsync(2_000);
     expect(t.answersFor(0)).toMatchObject([{ error: { code: REQUEST_TIMEOUT_CODE } }]);
+    // The client is told what happens: the server is stopped, not served on.
+    const [answer] = t.answersFor(0) as Array<{ error: { message: string } }>;
+    expect(answer!.error.message).toMatch(
+      /did not answer initialize within .*; cursor-wrap's MCP watchdog stops the server$/,
+    );
     expect(t.toServer()).not.toContain("notifications/cancelled");
     expect(t.events).toContain("initialize-timeout");
   });

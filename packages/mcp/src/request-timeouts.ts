@@ -52,20 +52,23 @@ export function answerExpired(
     });
     return { initialize: meta.method === "initialize" };
   }
+  const initialize = meta.method === "initialize";
   state.answer(
     errorResponse(
       meta.id,
       REQUEST_TIMEOUT_CODE,
-      capped
-        ? `MCP server "${serverId}" did not finish ${what} within the ${limit} any request may take, progress or not; cursor-wrap's MCP watchdog cancelled it`
-        : `MCP server "${serverId}" did not answer ${what} within ${limit}; cursor-wrap's MCP watchdog cancelled the request, and the server goes on serving others`,
+      initialize
+        ? // Never cancelled (MCP forbids it): a server that cannot start is stopped.
+          `MCP server "${serverId}" did not answer ${what} within ${limit}; cursor-wrap's MCP watchdog stops the server`
+        : capped
+          ? `MCP server "${serverId}" did not finish ${what} within the ${limit} any request may take, progress or not; cursor-wrap's MCP watchdog cancelled it`
+          : `MCP server "${serverId}" did not answer ${what} within ${limit}; cursor-wrap's MCP watchdog cancelled the request, and the server goes on serving others`,
       errorData(serverId, meta, {
         timeoutMs: capped ? policy.maxRequestTimeMs : request.timeoutMs,
         ...(capped ? { cap: true } : {}),
       }),
     ),
   );
-  const initialize = meta.method === "initialize";
   // `initialize` MUST NOT be cancelled (MCP, cancellation); for the rest, the server is told,
   // if there is room in its queue for the word.
   const cancel = !initialize && state.gone === undefined && state.toServer.hasRoom(CANCEL_BYTES);

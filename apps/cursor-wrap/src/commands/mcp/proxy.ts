@@ -88,7 +88,7 @@ export async function proxyCommand(
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
   const [command, ...args] = options.command;
-  if (command === undefined) {
+  if (command === undefined || command.trim() === "") {
     throw new UsageError(
       "mcp proxy needs the server's command after --, as in cursor-wrap mcp proxy -- npx -y @modelcontextprotocol/server-everything",
     );
