@@ -61,10 +61,16 @@ describe("createContractNormalizer over every real capture", () => {
           started.delete(event.data.id);
         }
       }
+      // Every call started is ended: by the agent, or (a capture cut short) as failed by `done`.
+      expect([...started.keys()]).toEqual([]);
       const calls = events.filter(
         (event) => event.kind === "json" && event.type === "tool_call",
       ).length;
-      expect(out.filter((event) => event.type === "tool_call")).toHaveLength(calls);
+      const abandoned = out.filter(
+        (event) =>
+          event.type === "tool_call" && event.data.summary === "the turn ended before the call did",
+      ).length;
+      expect(out.filter((event) => event.type === "tool_call")).toHaveLength(calls + abandoned);
       // Usage when, and only when, the result reports it; done says how the result went.
       const result = events.map(resultInfo).find(Boolean);
       expect(out.some((event) => event.type === "usage")).toBe(result?.usage !== undefined);
@@ -166,9 +172,17 @@ const mcpStart = (id: string, provider: string, tool: string) => ({
 describe("the turn's tools", () => {
   it("a call outside the allow-list is TOOL_NOT_ALLOWED, right after its start", () => {
     const out = normalise(lines(shellStart("c1", "rm -rf /")), { tools: [{ name: "read" }] });
-    expect(out.map((event) => event.type)).toEqual(["protocol", "tool_call", "error", "done"]);
+    expect(out.map((event) => event.type)).toEqual([
+      "protocol",
+      "tool_call",
+      "error",
+      "tool_call",
+      "done",
+    ]);
     expect(out[2]!.data).toMatchObject({ code: "TOOL_NOT_ALLOWED", fatal: false });
-    expect(out[3]!.data).toEqual({ finishReason: "error" });
+    // The call never ended: `done` ends it, failed.
+    expect(out[3]!.data).toMatchObject({ id: "c1", status: "failed" });
+    expect(out[4]!.data).toEqual({ finishReason: "error" });
   });
 
   it("enforced, the error is fatal and a later fatal one of the same code is not repeated", () => {
@@ -217,8 +231,30 @@ describe("the turn's tools", () => {
         message: expect.stringContaining("only ls"),
       }),
     ]);
-    const names = out.filter((event) => event.type === "tool_call").map((event) => event.data.name);
+    const names = out
+      .filter((event) => event.type === "tool_call" && event.data.status === "started")
+      .map((event) => event.data.name);
     expect(names).toEqual(["mcp/github/search_issues", "mcp/slack/post", "shell", "shell"]);
+  });
+
+  it("ends every call still open, failed: at done, and when the caller abandons an attempt", () => {
+    const normalizer = createContractNormalizer();
+    const out = [
+      ...normalizer.push(parseLine(JSON.stringify(shellStart("c1", "sleep 600")))),
+      ...normalizer.abandonCalls("the attempt ended before the call did (retried)"),
+      ...normalizer.abandonCalls("nothing is open now"),
+      ...normalizer.push(parseLine(JSON.stringify(shellStart("c2", "ls")))),
+      ...normalizer.end("cancelled"),
+    ];
+    expect(
+      out.filter((event) => event.type === "tool_call").map((event) => event.data),
+    ).toMatchObject([
+      { id: "c1", status: "started" },
+      { id: "c1", status: "failed", summary: "the attempt ended before the call did (retried)" },
+      { id: "c2", status: "started" },
+      { id: "c2", status: "failed", summary: "cancelled: the turn ended before the call did" },
+    ]);
+    expect(out.at(-1)).toMatchObject({ type: "done", data: { finishReason: "cancelled" } });
   });
 
   it("reads the generic function shape by its function's name and parsed arguments", () => {

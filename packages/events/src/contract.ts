@@ -121,8 +121,14 @@ export interface ContractNormalizer {
     fatal: boolean,
   ): readonly ContractEvent[];
   /**
+   * The calls still open, each as a `tool_call` that `failed` with `summary` (the attempt that
+   * ran them is over: its agent was stopped, or exited without ending them). `end()` does it
+   * too, so a call started is always ended.
+   */
+  abandonCalls(summary: string): readonly ContractEvent[];
+  /**
    * `done`, once: later calls return nothing. Without a reason: `stop` when the turn has a
-   * result and no fatal error, else `error`.
+   * result and no fatal error, else `error`. Calls still open are ended first, as failed.
    */
   end(finishReason?: ContractFinishReason): readonly ContractEvent[];
   /** `done` was given. */
@@ -155,7 +161,8 @@ interface OpenCall {
  * - `usage {promptTokens, completionTokens, cacheReadTokens?, cacheWriteTokens?}` from the result;
  * - `error {code, message, fatal}`: a result that says `is_error`, the agent's own `error`
  *   events, a tool the turn does not allow, and whatever the caller adds with `error()`;
- * - `done {finishReason}` from `end()`.
+ * - `done {finishReason}` from `end()`, after a `tool_call` that `failed` for each call still
+ *   open (an attempt the caller ends early can end its calls with `abandonCalls`).
  */
 export function createContractNormalizer(
   options: ContractNormalizerOptions = {},
@@ -241,6 +248,15 @@ export function createContractNormalizer(
     out.push(envelope("tool_call", call));
   };
 
+  const abandon = (out: ContractEvent[], summary: string): void => {
+    for (const [id, open] of calls) {
+      out.push(
+        envelope("tool_call", { id, name: open.name, args: open.args, status: "failed", summary }),
+      );
+    }
+    calls.clear();
+  };
+
   return {
     push(event) {
       if (ended || event.kind !== "json") return NONE;
@@ -311,9 +327,21 @@ export function createContractNormalizer(
       errorEvents(out, contractErrorCode(source), message, fatal);
       return out;
     },
+    abandonCalls(summary) {
+      if (ended || calls.size === 0) return NONE;
+      const out = begin();
+      abandon(out, summary);
+      return out;
+    },
     end(finishReason) {
       if (ended) return NONE;
       const out = begin();
+      abandon(
+        out,
+        finishReason === "cancelled"
+          ? "cancelled: the turn ended before the call did"
+          : "the turn ended before the call did",
+      );
       ended = true;
       const reason =
         finishReason ?? (resultSeen && !resultIsError && fatalCodes.size === 0 ? "stop" : "error");

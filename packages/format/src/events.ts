@@ -46,11 +46,15 @@ export function createContractStream(
   const decided = (decision: WrapperDecision): readonly ContractEvent[] => {
     switch (decision.kind) {
       case "retry":
-        return current().error(
-          decision.failure ?? (decision.reason ? "hang" : "agent-error"),
-          decision.message ?? decision.reason?.message ?? "retrying",
-          false,
-        );
+        // The attempt before is over: what it left running is not running any more.
+        return [
+          ...current().abandonCalls("the attempt ended before the call did (retried)"),
+          ...current().error(
+            decision.failure ?? (decision.reason ? "hang" : "agent-error"),
+            decision.message ?? decision.reason?.message ?? "retrying",
+            false,
+          ),
+        ];
       case "hang":
       case "budget":
         return current().error(decision.kind, decision.reason.message, decision.terminal);

@@ -60,13 +60,21 @@ async function collect(run: AgentRun, onEvent: (event: RunEvent) => void = () =>
 const contractOf = (events: RunEvent[]): ContractEvent[] =>
   events.flatMap((event) => (event.kind === "contract" ? [event.event] : []));
 
-/** Protocol first, `done` once and last, every event valid by the published schema. */
+/**
+ * Protocol first, `done` once and last, every event valid by the published schema, and every
+ * tool call started ended (by the agent, or as failed when its attempt ended first).
+ */
 function expectWellFormed(events: ContractEvent[]): void {
+  const open = new Set<string>();
   for (const event of events) {
     expect(contractSchemas.ContractEvent.safeParse(event).success, JSON.stringify(event)).toBe(
       true,
     );
+    if (event.type !== "tool_call") continue;
+    if (event.data.status === "started") open.add(event.data.id);
+    else open.delete(event.data.id);
   }
+  expect([...open], "tool calls started and never ended").toEqual([]);
   expect(events[0]).toMatchObject({ type: "protocol", data: { version: "1.0" } });
   expect(events.filter((event) => event.type === "done")).toHaveLength(1);
   expect(events.at(-1)?.type).toBe("done");
@@ -98,6 +106,30 @@ describe("runAgent", () => {
     );
     expect(text.join("")).toContain("All tests pass.");
     expect(result.answer).toContain("All tests pass.");
+  });
+
+  it("ends a hung tool call as failed, also across a retry that resumes the session", async () => {
+    const run = fakeRun("tool-hang:300", {
+      monitor: { toolGraceMs: 300, firstOutputMs: 20_000 },
+      promptAfterHang: "go on",
+      maxHangRetries: 1,
+    });
+    const events = await collect(run);
+    const contract = contractOf(events);
+    expectWellFormed(contract);
+    const calls = contract.flatMap((event) => (event.type === "tool_call" ? [event.data] : []));
+    const hung = calls.find((call) => call.status === "started");
+    expect(hung).toBeDefined();
+    // The fake agent hangs in the same call again after the resume: ended at the retry, then
+    // at the end of the turn.
+    const same = calls.filter((call) => call.id === hung!.id);
+    expect(same.map((call) => [call.status, call.summary])).toEqual([
+      ["started", undefined],
+      ["failed", "the attempt ended before the call did (retried)"],
+      ["started", undefined],
+      ["failed", "the turn ended before the call did"],
+    ]);
+    await run.result;
   });
 
   it("ends with error HANG and done after a hang", async () => {
