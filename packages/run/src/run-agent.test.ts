@@ -10,7 +10,7 @@ import { createInterface } from "node:readline";
 import { PassThrough } from "node:stream";
 import type { ContractEvent } from "@cursor-wrap/events";
 import { contractSchemas } from "@cursor-wrap/events/schemas";
-import { createFormatter } from "@cursor-wrap/format";
+import { createFormatter, type Formatter } from "@cursor-wrap/format";
 import { fakeAgentBin, fakeAgentEnv } from "@cursor-wrap/testkit";
 import { describe, expect, it } from "vitest";
 import {
@@ -37,6 +37,10 @@ function carrying(token: string): number[] {
   }
   return found;
 }
+
+const failing = (message: string) => () => {
+  throw new Error(message);
+};
 
 function fakeRun(scenario: string, options: Partial<RunAgentOptions> = {}): AgentRun {
   return runAgent({
@@ -304,9 +308,6 @@ describe("runAgent", () => {
   });
 
   describe("a callback of the caller that throws stops the agent and rejects the result", () => {
-    const failing = (message: string) => () => {
-      throw new Error(message);
-    };
     const cases: Array<[string, string, () => Partial<RunAgentOptions>]> = [
       [
         "host.onAgent",
@@ -336,6 +337,21 @@ describe("runAgent", () => {
       for (const token of tokens) expect(carrying(token)).toEqual([]);
       expect(run.agent).toBeUndefined();
     });
+  });
+
+  it("a formatter whose close throws (or that has none) still lets the events end, with done", async () => {
+    for (const close of [failing("close failed"), undefined]) {
+      const stream = new PassThrough().resume();
+      const formatter = { ...createFormatter("stream-json", stream), close };
+      const run = fakeRun("quick", {
+        output: { formatter: formatter as unknown as Formatter, stream },
+      });
+      // Read to the end: the loop must finish (it never did).
+      const events = await collect(run);
+      expectWellFormed(contractOf(events));
+      await expect(run.result).rejects.toThrow(close ? "close failed" : /close/);
+      for (const token of tokensOf(events)) expect(carrying(token)).toEqual([]);
+    }
   });
 
   it.runIf(process.platform === "linux")(

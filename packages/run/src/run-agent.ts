@@ -513,11 +513,27 @@ export function runAgent(options: RunAgentOptions): AgentRun {
       throw error;
     } finally {
       // The contract's `done` for a prompt the run could not finish (and why), then the end of
-      // the events.
-      formatter.close(failure);
+      // the events, whatever the caller's formatter does: one that throws in `close` (or has
+      // none) rejects `result` with its error, after the events have ended.
+      let closeFailure: { error: unknown } | undefined;
+      try {
+        formatter.close(failure);
+      } catch (error) {
+        closeFailure = { error };
+        // The events' own `done`, had the caller's formatter kept it from coming.
+        if (tap !== formatter) {
+          try {
+            tap?.close(failure);
+          } catch {
+            // The tap is ours: it has nothing to throw.
+          }
+        }
+      }
       sentinel?.close();
       options.signal?.removeEventListener("abort", onAbort);
       queue.end();
+      // biome-ignore lint/correctness/noUnsafeFinally: the caller's error is the run's outcome.
+      if (closeFailure && failure === undefined) throw closeFailure.error;
     }
   })();
   settled = result.catch(() => undefined);
