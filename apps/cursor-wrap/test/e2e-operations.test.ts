@@ -173,7 +173,7 @@ describe("--report", () => {
       agent,
       `#!/bin/sh
 echo '{"type":"system","subtype":"init","session_id":"s-1"}'
-echo "{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"using $CURSOR_API_KEY and ${keys.flag}"}]},"session_id":"s-1"}"
+echo "{\\"type\\":\\"assistant\\",\\"message\\":{\\"role\\":\\"assistant\\",\\"content\\":[{\\"type\\":\\"text\\",\\"text\\":\\"using $CURSOR_API_KEY and ${keys.flag}\\"}]},\\"session_id\\":\\"s-1\\"}"
 echo "Error: invalid API key $CURSOR_API_KEY (also tried ${keys.flag}, ${keys.profile})" >&2
 exit 1
 `,
@@ -215,8 +215,11 @@ exit 1
         .filter((line) => line.startsWith("::"))
         .join("\n"),
     };
-    // The agent's words are there, its keys are not.
+    // The agent's words are there, its keys are not: in its stderr and in its JSON events.
     expect(outputs.log).toContain("Error: invalid API key [REDACTED]");
+    expect(outputs.log).toMatch(
+      /"raw":\{"type":"assistant".*"using \[REDACTED\] and \[REDACTED\]"/,
+    );
     expect(outputs.report).toContain("invalid API key [REDACTED]");
     for (const [where, text] of Object.entries(outputs)) {
       for (const key of Object.values(keys)) expect(text, where).not.toContain(key);

@@ -231,9 +231,9 @@ describe("the turn's tools", () => {
         message: expect.stringContaining("only ls"),
       }),
     ]);
-    const names = out
-      .filter((event) => event.type === "tool_call" && event.data.status === "started")
-      .map((event) => event.data.name);
+    const names = out.flatMap((event) =>
+      event.type === "tool_call" && event.data.status === "started" ? [event.data.name] : [],
+    );
     expect(names).toEqual(["mcp/github/search_issues", "mcp/slack/post", "shell", "shell"]);
   });
 

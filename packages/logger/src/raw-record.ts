@@ -16,6 +16,7 @@ import {
   jsonValueMayContainSecret,
   type LineRedactor,
   maskCutSecret,
+  maskKnownLead,
   maskLeadingSecret,
   redact,
   redactCut,
@@ -240,6 +241,7 @@ export function createStderrRecordEncoder(
     const redactPiece = (redactor: LineRedactor, text: string): string => {
       let shown = redactor.line(text);
       if (secretCut) shown = maskLeadingSecret(shown);
+      else if (event.offset > 0) shown = maskKnownLead(shown);
       if (event.final) return shown;
       const masked = maskCutSecret(shown, HELD_BYTES);
       if (masked === undefined) return shown;

@@ -442,7 +442,9 @@ function redactWithState(text: string, inKey: boolean): Redacted {
   return redactPlain(text, inKey);
 }
 
-function redactPlain(text: string, inKey: boolean): Redacted {
+function redactPlain(input: string, inKey: boolean): Redacted {
+  // Known values first: a rule of shape or name could stop inside one and leave its rest.
+  const text = maskKnown(input);
   let out = "";
   let last = 0;
   if (inKey) {
@@ -482,7 +484,7 @@ function redactPlain(text: string, inKey: boolean): Redacted {
     CANDIDATE.lastIndex = Math.max(last, index + candidate.length);
   }
   forgetSubject(text);
-  return { text: maskKnown(last === 0 ? text : out + text.slice(last)), openKey };
+  return { text: last === 0 ? text : out + text.slice(last), openKey };
 }
 
 /**
@@ -536,9 +538,38 @@ export function redactCut(text: string): string {
  */
 export function maskCutSecret(redacted: string, window = redacted.length): string | undefined {
   const from = Math.max(0, redacted.length - window);
+  const known = knownCutAt(redacted);
   const cut = CUT_SECRET.exec(from === 0 ? redacted : redacted.slice(from));
-  if (!cut || !atBoundary(redacted, from + cut.index)) return undefined;
-  return `${redacted.slice(0, from + cut.index)}${cut[1]}${REPLACEMENT}`;
+  const shaped = cut && atBoundary(redacted, from + cut.index) ? from + cut.index : undefined;
+  if (known !== undefined && (shaped === undefined || known <= shaped)) {
+    return `${redacted.slice(0, known)}${REPLACEMENT}`;
+  }
+  if (shaped === undefined || !cut) return undefined;
+  return `${redacted.slice(0, shaped)}${cut[1]}${REPLACEMENT}`;
+}
+
+/** A cut-off known secret's beginning, this long at least, ends a text: it is masked. */
+const KNOWN_CUT_MIN = 4;
+
+/**
+ * Where the beginning of a known secret (see {@link redactKnownSecrets}) that runs past the end
+ * of `text` starts, if one does: the earliest, when several do.
+ */
+function knownCutAt(text: string): number | undefined {
+  let earliest: number | undefined;
+  for (const value of knownValues) {
+    for (
+      let length = Math.min(value.length - 1, text.length);
+      length >= KNOWN_CUT_MIN;
+      length -= 1
+    ) {
+      if (!text.endsWith(value.slice(0, length))) continue;
+      const at = text.length - length;
+      if (earliest === undefined || at < earliest) earliest = at;
+      break;
+    }
+  }
+  return earliest;
 }
 
 // The rest of a secret at the start of a text whose beginning was cut off with the text before.
@@ -547,6 +578,29 @@ const LEADING_SECRET = /^(\\?["']?)[A-Za-z0-9._~+/=-]+/;
 /** `text` with the rest of a secret cut off before it replaced (see {@link maskCutSecret}). */
 export function maskLeadingSecret(text: string): string {
   return text.replace(LEADING_SECRET, (_, quote: string) => `${quote}${REPLACEMENT}`);
+}
+
+/**
+ * `text`, which goes on from a text cut off before it, with the end of a known secret (see
+ * {@link redactKnownSecrets}) it begins with masked: the cut may have left too little of its
+ * beginning before it to be known by.
+ */
+export function maskKnownLead(text: string): string {
+  let longest = 0;
+  for (const value of knownValues) {
+    for (
+      let length = Math.min(value.length - 1, text.length);
+      length >= KNOWN_CUT_MIN;
+      length -= 1
+    ) {
+      if (length <= longest) break;
+      if (text.startsWith(value.slice(value.length - length))) {
+        longest = length;
+        break;
+      }
+    }
+  }
+  return longest === 0 ? text : `${REPLACEMENT}${text.slice(longest)}`;
 }
 
 // Values are searched decoded, as a reader of the log sees them (and as `redactJsonValue`

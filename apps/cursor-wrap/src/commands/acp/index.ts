@@ -11,13 +11,13 @@ import {
   supervisedAgent,
 } from "@cursor-wrap/acp";
 import { isPlausibleSessionId } from "@cursor-wrap/events";
-import { openSessionLog, redactKnownSecrets, type SessionLog } from "@cursor-wrap/logger";
+import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
 import { findAgentBinary } from "@cursor-wrap/run";
 import { signalExitCode } from "@cursor-wrap/run/ending";
 import { messageWithHint, SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
 import { STOP_SIGNALS } from "../../exit-signals.js";
+import { redactHeldSecrets } from "../../known-secrets.js";
 import { agentBaseEnvironment } from "../../options/agent-environment.js";
-import { agentFlagSecrets } from "../../options/agent-flags.js";
 import { monitorOptions } from "../../options/monitor-options.js";
 import { printError } from "../../print-error.js";
 import type { RunIo } from "../../run-io.js";
@@ -35,7 +35,6 @@ export type AcpOptions = AcpFlagOptions & {
 /** Records that make a log worth a look (the file name is flagged). */
 const FLAGGING: ReadonlySet<string> = new Set([
   "acp_hang_detected",
-  "acp_agent_killed",
   "acp_agent_restarted",
   "acp_agent_spawn_failed",
   "acp_restart_gave_up",
@@ -103,11 +102,7 @@ export async function acpCommand(
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
   // Credentials have no shape the log's redaction knows: it is told their values.
-  redactKnownSecrets([
-    env.CURSOR_API_KEY,
-    env.CURSOR_AUTH_TOKEN,
-    ...agentFlagSecrets(options.agentFlags ?? []),
-  ]);
+  redactHeldSecrets(env, options.agentFlags ?? []);
   const log = openAcpLog(options, io);
   let flagged = false;
   let turns = 0;

@@ -13,6 +13,7 @@ import { MCP_RECORDS, type McpProxyLog, startMcpProxy } from "@cursor-wrap/mcp/p
 import { AGENT_TOKEN_VARIABLE } from "@cursor-wrap/supervisor";
 import { messageWithHint, SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
 import { STOP_SIGNALS } from "../../exit-signals.js";
+import { redactHeldSecrets } from "../../known-secrets.js";
 import { shownName } from "../../mcp-sessions.js";
 import { printError } from "../../print-error.js";
 import type { RunIo } from "../../run-io.js";
@@ -94,6 +95,8 @@ export async function proxyCommand(
     );
   }
   preferMemoryOverPeakSpeed();
+  // The server's stderr is logged: a key of its environment it repeats is redacted by value.
+  redactHeldSecrets(env);
   const serverId = options.serverId ?? command.split(/[/\\]/).pop() ?? command;
   // Settings not given are left to the proxy's own defaults.
   const settings = Object.fromEntries(

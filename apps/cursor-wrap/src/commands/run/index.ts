@@ -6,7 +6,7 @@ import {
   type Formatter,
   type OutputFormat,
 } from "@cursor-wrap/format";
-import { openSessionLog, redactKnownSecrets } from "@cursor-wrap/logger";
+import { openSessionLog } from "@cursor-wrap/logger";
 import { DEFAULT_BACKOFF, DEFAULT_POLICY } from "@cursor-wrap/recovery";
 import {
   type CancelReason,
@@ -27,13 +27,10 @@ import {
 import type { TurnInput } from "@cursor-wrap/run/turn-input";
 import type { SUPERVISOR_RECORDS } from "@cursor-wrap/supervisor";
 import { SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
+import { redactHeldSecrets } from "../../known-secrets.js";
 import { openRunOperations, type RunOperations } from "../../operations/run-operations.js";
 import { agentBaseEnvironment } from "../../options/agent-environment.js";
-import {
-  type AgentArgument,
-  agentFlagSecrets,
-  redactAgentArgs,
-} from "../../options/agent-flags.js";
+import { type AgentArgument, redactAgentArgs } from "../../options/agent-flags.js";
 import { loadAuthProfiles, type ProfileEnvironment } from "../../options/auth-profiles.js";
 import { monitorOptions } from "../../options/monitor-options.js";
 import type { RunOptions } from "../../options/run-options.js";
@@ -345,16 +342,11 @@ export async function runCommand(
   // Read once, before anything starts: a profile without credentials is a usage error.
   const profiles = loadAuthProfiles(options.authProfiles, env);
   // Credentials have no shape the log's redaction knows: it is told their values.
-  redactKnownSecrets([
-    env.CURSOR_API_KEY,
-    env.CURSOR_AUTH_TOKEN,
-    ...agentFlagSecrets(options.agentArguments.flatMap((argument) => argument.tokens)),
-    ...[...profiles.values()].flatMap((profile) => Object.values(profile)),
-    // Every auth profile's key in the environment, used by this run or not.
-    ...Object.entries(env)
-      .filter(([name]) => name.startsWith("CURSOR_WRAP_AUTH_") && !name.endsWith("_FILE"))
-      .map(([, value]) => value),
-  ]);
+  redactHeldSecrets(
+    env,
+    options.agentArguments.flatMap((argument) => argument.tokens),
+    [...profiles.values()].flatMap((profile) => Object.values(profile)),
+  );
   // The allow-list comes with the turn input: enforcing none would only look safe.
   if (options.enforceTools && options.inputFormat !== "turn") {
     throw new UsageError(
