@@ -328,6 +328,8 @@ function withoutControls(text: string): string | undefined {
 // in the environment): searched for as they are, once any is known.
 let knownSecrets: RegExp | undefined;
 const knownValues = new Set<string>();
+/** The length of the shortest known secret. */
+let knownShortest = Number.POSITIVE_INFINITY;
 /** Shorter values are not taken: they would blot out ordinary words. */
 const KNOWN_SECRET_MIN = 8;
 
@@ -345,22 +347,25 @@ export function redactKnownSecrets(values: Iterable<string | undefined>): void {
   }
   if (knownValues.size === 0) return;
   // Longest first: one that holds another is replaced whole.
-  const sources = [...knownValues]
-    .sort((a, b) => b.length - a.length)
-    .map((value) => value.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"));
+  const known = [...knownValues].sort((a, b) => b.length - a.length);
+  knownShortest = known.at(-1)!.length;
+  const sources = known.map((value) => value.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"));
   knownSecrets = new RegExp(sources.join("|"), "g");
 }
 
 /** `text` with every known secret replaced (see {@link redactKnownSecrets}). */
 function maskKnown(text: string): string {
-  if (knownSecrets === undefined) return text;
+  if (knownSecrets === undefined || !holdsKnown(text)) return text;
   knownSecrets.lastIndex = 0;
   return text.replace(knownSecrets, REPLACEMENT);
 }
 
-/** Whether `text` holds a known secret. */
+/**
+ * Whether `text` holds a known secret: one search of them all, and none in a text too short to
+ * hold the shortest (nearly every string of a stream is a few words).
+ */
 function holdsKnown(text: string): boolean {
-  if (knownSecrets === undefined) return false;
+  if (knownSecrets === undefined || text.length < knownShortest) return false;
   knownSecrets.lastIndex = 0;
   const found = knownSecrets.test(text);
   knownSecrets.lastIndex = 0;
@@ -373,7 +378,7 @@ function holdsKnown(text: string): boolean {
  */
 export function mayContainSecret(text: string): boolean {
   if (plainMayContainSecret(text)) return true;
-  if (knownSecrets !== undefined && holdsKnown(text)) return true;
+  if (holdsKnown(text)) return true;
   if (!ESCAPE.test(text)) return false;
   if (!controlInsideWord(text) && !NAME_THEN_CONTROL.test(text)) return false;
   const plain = withoutControls(text);
