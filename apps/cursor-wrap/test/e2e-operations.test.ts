@@ -526,6 +526,35 @@ describe("notifications", () => {
     expect(result.stderr).not.toContain("s3cr3tPath");
   });
 
+  it("a gave-up notification names the log file as it stays (flagged), not as it was", async () => {
+    const out = join(scratchDir(), "hook.jsonl");
+    const result = await run(
+      [
+        "-p",
+        "x",
+        "--max-retries",
+        "0",
+        "--on-verdict",
+        `${process.execPath} ${HOOK} ok ${out}`,
+        "--on-verdict-events",
+        "gave-up",
+        ...FAST,
+      ],
+      { scenario: "abnormal" },
+    );
+    expect(result.code).not.toBe(0);
+    const [call] = readFileSync(out, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { stdin: string; variables: Record<string, string> });
+    const notification = JSON.parse(call!.stdin) as { event: string; log_path: string };
+    expect(notification.event).toBe("gave-up");
+    const [file] = logFiles(result);
+    expect(file).toMatch(/\.flagged\.jsonl$/);
+    expect(notification.log_path).toBe(file);
+    expect(call!.variables.CURSOR_WRAP_LOG_PATH).toBe(file);
+  });
+
   it("after SIGTERM, a webhook that never answers holds the exit up 2 s, not its timeout", async () => {
     respond = () => "never";
     const wrapped = wrap(["-p", "x", "--notify", url, "--notify-timeout", "5m", ...FAST], {

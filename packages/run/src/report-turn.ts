@@ -4,6 +4,7 @@ import type { SessionLog } from "@cursor-wrap/logger";
 import type { AttemptsSummary } from "@cursor-wrap/recovery";
 import type { ExitInfo } from "@cursor-wrap/supervisor";
 import type { GaveUp, NextStep } from "./decide-after-turn.js";
+import { endingFlags } from "./ending.js";
 import { failureMessage, type HintPolicy, recoveryHint } from "./failure-message.js";
 import { writeRecord } from "./log-records.js";
 import { type TurnResult, turnFailed } from "./turn-result.js";
@@ -160,6 +161,9 @@ export function reportTurn(result: TurnResult, step: NextStep, context: ReportCo
   }
   const gaveUp = step.gaveUp;
   const attempts = context.attempts?.attempts ?? 1;
+  // A run that ends in a failure ends flagged: named so now, before the records that say so,
+  // so the path a notification or a report hands on is the one the log keeps.
+  if (step.next === "exit" && endingFlags(step.ending)) log.flag();
   if (turnFailed(result)) {
     reportFailure(result, context, gaveUp);
     formatter.endTurn(summaryOf(result, context.attempts));
