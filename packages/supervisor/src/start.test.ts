@@ -149,6 +149,28 @@ describe("start", () => {
     expect(error.message).toBe(`cannot start ${JSON.stringify(file)}: ${file} is not executable`);
   });
 
+  it("says a missing working directory is one, and a directory given as the binary is one", async () => {
+    const file = join(dir, "agent-ok");
+    writeFileSync(file, "#!/bin/sh\necho hi\n");
+    chmodSync(file, 0o755);
+    const noCwd = await start({ bin: file, prompt: "x", cwd: join(dir, "no-such-dir") }).catch(
+      (caught) => caught,
+    );
+    expect(noCwd).toMatchObject({ code: "AGENT_SPAWN_FAILED", reason: "ENOENT" });
+    expect(noCwd.message).toBe(
+      `cannot start ${JSON.stringify(file)}: its working directory ${join(dir, "no-such-dir")} does not exist`,
+    );
+    const fileCwd = await start({ bin: file, prompt: "x", cwd: file }).catch((caught) => caught);
+    expect(fileCwd.message).toBe(
+      `cannot start ${JSON.stringify(file)}: its working directory ${file} is not a directory`,
+    );
+    const directory = await start({ bin: dir, prompt: "x" }).catch((caught) => caught);
+    expect(directory).toMatchObject({ reason: "EISDIR" });
+    expect(directory.message).toBe(
+      `cannot start ${JSON.stringify(dir)}: is a directory, not a program`,
+    );
+  });
+
   it("drains 10 MB of stderr written before any stdout without stalling the agent", async () => {
     const agent = await run("stderr-flood:10485760");
     const stdout = collect(agent.stdout);

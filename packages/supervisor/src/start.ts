@@ -174,16 +174,43 @@ export function findExecutable(
 
 /** Resolve the binary, so a missing one is reported before spawning. */
 function resolveBinary(bin: string, env: NodeJS.ProcessEnv, cwd: string): string {
+  checkWorkingDirectory(bin, cwd);
   const found = findExecutable(bin, env, cwd);
   if (found.path !== undefined) return found.path;
   if (found.reason === "EACCES") {
     throw new AgentSpawnError(bin, "EACCES", `${found.denied} is not executable`);
+  }
+  if (bin.includes("/") && isDirectory(resolve(cwd, bin))) {
+    throw new AgentSpawnError(bin, "EISDIR", "is a directory, not a program");
   }
   throw new AgentSpawnError(
     bin,
     "ENOENT",
     bin.includes("/") ? "no such file" : "not found on PATH",
   );
+}
+
+/** A working directory that is not one fails the spawn as ENOENT: said as what it is. */
+function checkWorkingDirectory(bin: string, cwd: string): void {
+  let directory: boolean;
+  try {
+    directory = statSync(cwd).isDirectory();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ENOTDIR") return;
+    throw new AgentSpawnError(bin, code, `its working directory ${cwd} does not exist`);
+  }
+  if (!directory) {
+    throw new AgentSpawnError(bin, "ENOTDIR", `its working directory ${cwd} is not a directory`);
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**
