@@ -571,6 +571,25 @@ describe("notifications", () => {
     expect(performance.now() - signalledAt).toBeLessThan(60_000);
   });
 
+  it("after SIGTERM, a collector that never answers is said once, and the exit is not held", async () => {
+    respond = () => "never";
+    const collector = `${new URL(url).origin}/v1/traces`;
+    const wrapped = wrap(["-p", "x", ...FAST], {
+      scenario: "slow:60000",
+      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: collector },
+    });
+    await wrapped.stdoutHas("thinking");
+    const signalledAt = performance.now();
+    wrapped.child.kill("SIGTERM");
+    const result = await wrapped.done;
+    expect(result.code).toBe(143);
+    expect(performance.now() - signalledAt).toBeLessThan(60_000);
+    expect(
+      result.stderr.match(/could not export the trace to http:\/\/127\.0\.0\.1:\d+: /g),
+    ).toHaveLength(1);
+    expect(result.stderr).toContain("not done within 2000 ms of the stop");
+  });
+
   it("refuses shell syntax in --on-verdict, and a --notify that is not a URL", async () => {
     // In-process: refused before anything starts, as the agent in memory records.
     const agent = inMemoryAgent();

@@ -256,7 +256,13 @@ export async function openRunOperations(
     },
     async finish(hurryMs) {
       logClosed = true;
-      const settled = Promise.all([notifier?.settle(), trace?.shutdown()]);
+      let exported = false;
+      const settled = Promise.all([
+        notifier?.settle(),
+        trace?.shutdown().then(() => {
+          exported = true;
+        }),
+      ]);
       if (hurryMs === undefined) await settled;
       else {
         let timer: NodeJS.Timeout | undefined;
@@ -268,6 +274,16 @@ export async function openRunOperations(
         ]);
         clearTimeout(timer);
         if (hurried) notifier?.dispose();
+        // Cut short to stop in time: an export still under way is a failed one, said once.
+        if (hurried && trace && !exported && !exportFailed) {
+          exportFailed = true;
+          const origin = endpointOrigin(tracesEndpoint(env));
+          tell(
+            "otel_export_failed",
+            { endpoint: origin, summary: `not done within ${hurryMs} ms of the stop` },
+            `could not export the trace to ${origin}: not done within ${hurryMs} ms of the stop (the collector did not answer in time)`,
+          );
+        }
       }
       hooks.off("exit", onExit);
     },
