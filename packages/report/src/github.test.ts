@@ -1,3 +1,4 @@
+import { terminalSafe } from "@cursor-wrap/events";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -58,6 +59,12 @@ describe("workflowCommand", () => {
     expect(workflowCommand("warning", {}, "m \t")).toBe("::warning::m");
   });
 
+  it("shows the agent's control characters escaped: the runner's log is read on a screen", () => {
+    expect(
+      workflowCommand("error", { title: "bad\u001b]0;x\u0007" }, "red \u001b[31mX\u202e end"),
+    ).toBe("::error title=bad\\x1b]0;x\\x07::red \\x1b[31mX\\u202e end");
+  });
+
   it("is one line the runner reads back as exactly what was said, whatever the text (property)", () => {
     fc.assert(
       fc.property(
@@ -67,10 +74,11 @@ describe("workflowCommand", () => {
           const line = workflowCommand("error", { title }, message);
           expect(line).not.toMatch(/[\r\n]/);
           // Trailing whitespace is no part of what the runner reads (it trims each line).
+          // What a terminal would act on is shown escaped instead (see the test below).
           expect(runnerReads(line)).toEqual({
             name: "error",
-            properties: { title },
-            message: message.trimEnd(),
+            properties: { title: terminalSafe(title) },
+            message: terminalSafe(message).trimEnd(),
           });
         },
       ),
@@ -118,11 +126,11 @@ describe("githubAnnotations", () => {
     );
     expect(output).not.toMatch(/^::(add-mask|set-output|stop-commands)/m);
     // And what the runner shows is the text as the agent printed it (one line of stderr, or the
-    // summary of the verdict), nothing lost.
+    // summary of the verdict), nothing lost: terminal-safe (a CRLF read as a line end).
     const hang = commands.find(
       (command) => command?.properties.title === "cursor-wrap: hang detected",
     );
-    expect(hang?.message).toBe(`turn 1: ${HOSTILE}`);
+    expect(hang?.message).toBe(terminalSafe(`turn 1: ${HOSTILE}`));
   });
 
   it("gives at most ten of each level and counts the rest", () => {

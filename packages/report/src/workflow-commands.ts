@@ -3,6 +3,8 @@
 // end a command early nor start one of its own (`::add-mask::`, `::set-output`, a newline
 // followed by `::stop-commands::`).
 
+import { terminalSafe } from "@cursor-wrap/events";
+
 /** A command's message: `%`, CR and LF escaped (`%25`, `%0D`, `%0A`). */
 export function escapeData(text: string): string {
   return text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
@@ -26,6 +28,10 @@ export function workflowCommand(
   const given = Object.entries(properties).filter(
     (entry): entry is [string, string] => entry[1] !== undefined,
   );
-  const list = given.map(([key, value]) => `${key}=${escapeProperty(value)}`).join(",");
-  return `::${name}${list ? ` ${list}` : ""}::${escapeData(message.trimEnd())}`;
+  // The runner's log shows the line: the agent's control characters (ESC, BEL, bidi) are shown
+  // escaped, never acted on.
+  const list = given
+    .map(([key, value]) => `${key}=${escapeProperty(terminalSafe(value))}`)
+    .join(",");
+  return `::${name}${list ? ` ${list}` : ""}::${escapeData(terminalSafe(message).trimEnd())}`;
 }
