@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { createLineFramer, parseLine } from "@cursor-wrap/events";
@@ -706,6 +706,21 @@ describe("openSessionLog", () => {
       "cursor-wrap error: hang detected: no output for 1m with no tool running\n" +
         "cursor-wrap warn: agent stderr: Authentication required\n",
     );
+  });
+
+  it("names its file by an absolute path, from a relative directory too", () => {
+    const cwd = process.cwd();
+    const base = mkdtempSync(join(tmpdir(), "cursor-wrap-relative-"));
+    try {
+      process.chdir(base);
+      const log = openSessionLog({ dir: "logs", retentionMs: 0 });
+      log.close({ outcome: "completed", flagged: false, exit_code: 0 });
+      expect(isAbsolute(log.path)).toBe(true);
+      expect(dirname(log.path)).toBe(join(process.cwd(), "logs"));
+    } finally {
+      process.chdir(cwd);
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 
   it("writes nothing, to the file or the console, once closed", () => {

@@ -1,5 +1,5 @@
 import { openSync, unlinkSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { type AgentEvent, parseLine } from "@cursor-wrap/events";
 import { pino } from "pino";
 import { type ConsoleSinkOptions, colorFor, renderConsoleLine } from "./console-sink.js";
@@ -346,18 +346,21 @@ function createFile(
 export function openSessionLog(options: SessionLogOptions): SessionLog {
   const now = options.now ?? Date.now;
   const shouldRedact = options.redact ?? true;
-  const { writableByOthers } = ensureDirectory(options.dir);
+  // Absolute: the path is handed on (reports, notifications, a hook's environment) to
+  // programs that may run elsewhere.
+  const dir = resolve(options.dir);
+  const { writableByOthers } = ensureDirectory(dir);
   const pruned =
     options.retentionMs === 0
       ? []
-      : pruneLogs(options.dir, {
+      : pruneLogs(dir, {
           retentionMs: options.retentionMs ?? DEFAULT_RETENTION_MS,
           now: now(),
         });
   const startedAt = now();
   const kind = options.kind ?? "session";
   const created = createFile(
-    options.dir,
+    dir,
     startedAt,
     kind,
     (options.name ?? "unknown").replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 128) || "unknown",
@@ -715,8 +718,8 @@ export function openSessionLog(options: SessionLogOptions): SessionLog {
   if (writableByOthers) {
     logger.warn(
       {
-        dir: options.dir,
-        summary: `other users can write to the log directory ${options.dir}; logs hold prompts, code and tool output (${options.sharedDirectoryAdvice ?? "chmod o-w"})`,
+        dir,
+        summary: `other users can write to the log directory ${dir}; logs hold prompts, code and tool output (${options.sharedDirectoryAdvice ?? "chmod o-w"})`,
       },
       "log_dir_shared",
     );
