@@ -109,6 +109,10 @@ describe("--report", () => {
     expect(report.verdicts[0]!.reason).toMatchObject({ kind: "tool" });
     expect(report.resume_command).toBe(`cursor-wrap --resume ${report.session_id}`);
     expect(logFiles(result)).toContain(report.log_path);
+    // Given up on: the last attempt's failure says why, as a failure the agent named would.
+    const gaveUp = { kind: "hang", gave_up: "hang: gave up after 1 hang retry" };
+    expect(report.failure).toMatchObject(gaveUp);
+    expect(report.attempts.at(-1)!.failure).toMatchObject(gaveUp);
   });
 
   it("after a linger kill and after SIGTERM, the report says so", async () => {

@@ -196,7 +196,8 @@ export function createNotificationSource(
             }),
           ];
         case "agent_failure":
-        case "abnormal_exit": {
+        case "abnormal_exit":
+        case "gave_up": {
           if (text(record, "kind") === "unknown-session") unknownSession = true;
           const why = text(record, "gave_up");
           if (why === undefined || gaveUp) return [];

@@ -309,6 +309,12 @@ export function createReportBuilder(options: ReportBuilderOptions = {}): ReportB
           if (attempt) attempt.failure = failureOf(record, "abnormal_exit");
           return;
         }
+        case "gave_up": {
+          // A hang or a budget the run did not recover from: its verdict, and why.
+          const attempt = current();
+          if (attempt) attempt.failure = failureOf(record, text(record, "kind") ?? "hang");
+          return;
+        }
         case "retry": {
           const attempt = current();
           if (!attempt) return;

@@ -213,6 +213,15 @@ export interface RecordFields {
     signal: string | undefined;
     summary: string;
   };
+  /**
+   * The run gives up on a hang or an overrun budget (a failure the agent named says so in its
+   * own record): the verdict, and why no recovery was left.
+   */
+  gave_up: {
+    kind: "hang" | "budget";
+    summary: string;
+    gave_up: string;
+  };
   /** A prompt took more than one attempt: what they cost together and each one. */
   attempts_summary: {
     attempts: Array<{
@@ -315,6 +324,7 @@ export const RECORDS: { readonly [Name in RecordName]: RecordSpec<Name> } = {
   abnormal_exit: { level: "error", shownBy: "session" },
   retry: { level: "warn", shownBy: "text", show: "retry", replay: "decided" },
   wait_ended: { level: (fields) => (fields.cancelled ? "warn" : "info") },
+  gave_up: { level: "info" },
   attempts_summary: { level: "info" },
 };
 

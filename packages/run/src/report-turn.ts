@@ -177,6 +177,13 @@ export function reportTurn(result: TurnResult, step: NextStep, context: ReportCo
       break;
     case "hang":
     case "budget":
+      if (gaveUp) {
+        writeRecord(log, "gave_up", {
+          kind: result.outcome,
+          summary: result.reason?.message ?? result.outcome,
+          gave_up: gaveUp.decision.why,
+        });
+      }
       formatter.wrapper({ kind: result.outcome, reason: result.reason, sessionId, terminal: true });
       break;
     case "abnormal": {
