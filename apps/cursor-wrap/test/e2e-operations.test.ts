@@ -37,6 +37,12 @@ const validate = ajv.compile(schema);
 
 const HOOK = fileURLToPath(new URL("./fixtures/notify-hook.mjs", import.meta.url));
 
+interface Failure {
+  kind: string;
+  summary: string;
+  gave_up: string | null;
+}
+
 interface Report {
   outcome: string;
   finished: boolean;
@@ -44,7 +50,14 @@ interface Report {
   session_id: string | null;
   resume_command: string | null;
   log_path: string | null;
-  attempts: Array<{ outcome: string; verdict: string | null; killed: unknown; retry: unknown }>;
+  attempts: Array<{
+    outcome: string;
+    verdict: string | null;
+    killed: unknown;
+    retry: unknown;
+    failure: Failure | null;
+  }>;
+  failure: Failure | null;
   verdicts: Array<{ verdict: string; summary: string; reason: unknown }>;
   tool_calls: { total: number; by_kind: Array<{ kind: string; count: number }> };
   usage: { input_tokens: number; output_tokens: number } | null;

@@ -14,6 +14,7 @@ export type { ProcessEntry } from "./process-tree.js";
 export {
   AGENT_TOKEN_VARIABLE,
   findAgentTree,
+  isRunning,
   processExists,
   processStartTime,
 } from "./process-tree.js";

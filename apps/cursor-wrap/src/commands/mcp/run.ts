@@ -24,7 +24,8 @@ import {
   AGENT_TOKEN_VARIABLE,
   AgentSpawnError,
   findAgentTree,
-  processExists,
+  isRunning,
+  type ProcessEntry,
 } from "@cursor-wrap/supervisor";
 import { signalExitCode } from "../../exit-codes.js";
 import { STOP_SIGNALS } from "../../exit-signals.js";
@@ -86,22 +87,27 @@ async function endLeftRunning(agentPid: number, token: string): Promise<void> {
   const left = (await findAgentTree(agentPid, token)).filter(
     (entry) => entry.pid !== agentPid && entry.pgid === own.group && entry.sid === own.session,
   );
-  await endInStages(
-    left.map((entry) => entry.pid),
-    LEFT_RUNNING_GRACE_MS,
-  );
+  await endInStages(left, LEFT_RUNNING_GRACE_MS);
 }
 
-/** SIGTERM to `pids`, then SIGKILL to any still there after `graceMs`. */
-async function endInStages(pids: readonly number[], graceMs: number): Promise<void> {
-  for (const pid of pids) signalProcess(pid, "SIGTERM");
+/**
+ * SIGTERM to `entries`, then SIGKILL to any still running after `graceMs`. Running: the same
+ * process (its start time), not a zombie waiting for its parent, nor a later process given its
+ * number, which must never get the SIGKILL.
+ */
+async function endInStages(entries: readonly ProcessEntry[], graceMs: number): Promise<void> {
+  for (const entry of entries) signalProcess(entry.pid, "SIGTERM");
   const deadline = Date.now() + graceMs;
-  let alive = pids.filter(processExists);
+  const running = async (list: readonly ProcessEntry[]): Promise<ProcessEntry[]> => {
+    const states = await Promise.all(list.map((entry) => isRunning(entry)));
+    return list.filter((_, index) => states[index]);
+  };
+  let alive = await running(entries);
   while (alive.length > 0 && Date.now() < deadline) {
     await sleep(50);
-    alive = alive.filter(processExists);
+    alive = await running(alive);
   }
-  for (const pid of alive) signalProcess(pid, "SIGKILL");
+  for (const entry of alive) signalProcess(entry.pid, "SIGKILL");
 }
 
 function signalProcess(pid: number, signal: NodeJS.Signals): void {
@@ -133,10 +139,7 @@ async function endProxies(agentPid: number, token: string): Promise<number> {
     const at = words.indexOf("mcp");
     return at !== -1 && words[at + 1] === "proxy";
   });
-  await endInStages(
-    proxies.map((proxy) => proxy.pid),
-    PROXY_EXIT_GRACE_MS,
-  );
+  await endInStages(proxies, PROXY_EXIT_GRACE_MS);
   return proxies.length;
 }
 
