@@ -602,6 +602,27 @@ describe("startAcpProxy: recovering a parked agent", () => {
   });
 });
 
+describe("startAcpProxy: the agent's stderr", () => {
+  it("is logged a line at a time: blank lines left out, a long line in pieces, the last one at the exit", async () => {
+    const logged: string[] = [];
+    const h = start({
+      log: { record: () => {}, stderr: (line) => logged.push(line.toString("utf8")) },
+    });
+    await h.settle();
+    h.agent.stderr("first line\n  \nsecond ");
+    h.agent.stderr("half\n");
+    h.agent.stderr("x".repeat(100 * 1024));
+    h.agent.stderr("no end");
+    await h.settle();
+    expect(logged.slice(0, 2)).toEqual(["first line", "second half"]);
+    // Never more than a piece held: the long line went out before its end came.
+    expect(logged.slice(2).map((line) => line.length)).toEqual([100 * 1024]);
+    h.agent.exit({ code: 0, signal: null });
+    await advance(5_000);
+    expect(logged.slice(3)).toEqual(["no end"]);
+  });
+});
+
 describe("startAcpProxy: a crash mid-turn", () => {
   it("says what happened in the thread, answers the prompt, restarts and reloads", async () => {
     const h = await promptedTurn();

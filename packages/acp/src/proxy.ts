@@ -165,7 +165,7 @@ interface Generation {
   /** The editor's input is paused because this agent's stdin is full. */
   holdsInput: boolean;
   /** A line of its stderr not finished yet. */
-  stderrPending: string;
+  stderrPending: Buffer;
 }
 
 /**
@@ -226,6 +226,10 @@ function beginsAsObject(head: Buffer): boolean {
   while (at < head.length && (head[at] === 0x20 || head[at] === 0x09 || head[at] === 0x0d)) at += 1;
   return at === head.length || head[at] === 0x7b;
 }
+
+/** Bytes of an agent's stderr line logged at once: a longer one is logged in pieces. */
+const STDERR_PIECE_BYTES = 64 * 1024;
+const NO_BYTES = Buffer.alloc(0);
 
 /** The agent's last stderr bytes kept, to say why it failed. */
 const STDERR_TAIL_BYTES = 2_048;
@@ -810,7 +814,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       exit: undefined,
       totals: { cpuMs: 0, ioBytes: undefined },
       holdsInput: false,
-      stderrPending: "",
+      stderrPending: NO_BYTES,
     };
   }
 
@@ -912,11 +916,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       if (generation === current) {
         stderrTail = Buffer.concat([stderrTail, chunk]).subarray(-STDERR_TAIL_BYTES);
       }
-      if (options.log?.stderr) {
-        const lines = (generation.stderrPending + chunk.toString("utf8")).split("\n");
-        generation.stderrPending = lines.pop() ?? "";
-        for (const line of lines) if (line.trim()) options.log.stderr(Buffer.from(line, "utf8"));
-      }
+      logStderr(generation, chunk);
     });
     void handle.exited.then(async (exit) => {
       // What it wrote before it died reaches the editor first: its output is waited for, a
@@ -924,8 +924,40 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       // is full (unless the proxy is stopping, or that lasts a minute).
       await Promise.race([outputEnded, outputQuiet()]);
       for (const item of generation.reader.end()) fromAgent(generation, item);
+      // A last stderr line without its newline is logged too.
+      logStderrLine(generation.stderrPending);
+      generation.stderrPending = NO_BYTES;
       agentGone(generation, exit);
     });
+  }
+
+  /**
+   * The agent's stderr into the log, a line at a time, as bytes (a character split between
+   * chunks stays whole). A line longer than {@link STDERR_PIECE_BYTES} is logged in pieces:
+   * an agent that never ends its line cannot make the proxy hold it all.
+   */
+  function logStderr(generation: Generation, chunk: Buffer): void {
+    if (!options.log?.stderr) return;
+    let pending = generation.stderrPending;
+    let start = 0;
+    for (let newline = chunk.indexOf(0x0a); newline !== -1; newline = chunk.indexOf(0x0a, start)) {
+      const rest = chunk.subarray(start, newline);
+      logStderrLine(pending.length === 0 ? rest : Buffer.concat([pending, rest]));
+      pending = NO_BYTES;
+      start = newline + 1;
+    }
+    const tail = chunk.subarray(start);
+    pending = pending.length === 0 ? Buffer.from(tail) : Buffer.concat([pending, tail]);
+    if (pending.length >= STDERR_PIECE_BYTES) {
+      logStderrLine(pending);
+      pending = NO_BYTES;
+    }
+    generation.stderrPending = pending;
+  }
+
+  function logStderrLine(line: Buffer): void {
+    // Blank lines say nothing.
+    if (line.length > 0 && /\S/.test(line.toString("latin1"))) options.log?.stderr?.(line);
   }
 
   /** An agent's stdin drained, or it is gone: the editor's input flows again (unless held). */
