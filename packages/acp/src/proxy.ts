@@ -61,7 +61,6 @@ import {
   type MessageReader,
   type MessageWriter,
   type OwnMessage,
-  repairedUtf8,
   rpcId,
 } from "./transport.js";
 import {
@@ -808,7 +807,18 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       handle: undefined,
       writer: undefined,
       // The agent's output is not trusted: a message after a line cut short is not passed on.
-      reader: createMessageReader({ maxLineBytes, guard: true, now }),
+      reader: createMessageReader({
+        maxLineBytes,
+        guard: true,
+        now,
+        // Dropped, a prompt's answer with one stray byte would pass for a hang.
+        onRepaired: ({ bytes, head }) =>
+          record("acp_line_repaired", {
+            bytes,
+            head,
+            summary: `passed on a message from ${agentName} that is not valid UTF-8, its invalid bytes replaced by U+FFFD`,
+          }),
+      }),
       state: "starting",
       endedBecause: undefined,
       exit: undefined,
@@ -1418,28 +1428,11 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
   // The agent's line above the cap being dropped, piece by piece (it is not JSON).
   let droppingOversize = false;
 
-  /**
-   * A message of the agent's that is not valid UTF-8 is passed on repaired (see
-   * `repairedUtf8`): dropped, a prompt's answer would look like a hang.
-   */
-  function repairedIfNotUtf8(item: Incoming): Incoming {
-    if (item.kind !== "invalid" || item.reason !== "not-utf8") return item;
-    const repaired = repairedUtf8(item);
-    if (repaired === undefined) return item;
-    record("acp_line_repaired", {
-      bytes: item.raw.length,
-      head: item.head,
-      summary: `passed on a message from ${agentName} that is not valid UTF-8, its invalid bytes replaced by U+FFFD`,
-    });
-    return repaired;
-  }
-
-  function fromAgent(generation: Generation, received: Incoming): void {
+  function fromAgent(generation: Generation, item: Incoming): void {
     if (generation !== current) {
       // A process the proxy replaced: what it still says belongs to no one.
       return;
     }
-    const item = repairedIfNotUtf8(received);
     const at = now();
     if (item.kind === "oversize") {
       // A sign of life for every turn of this process, whichever it belongs to.

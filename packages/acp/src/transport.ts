@@ -160,19 +160,6 @@ function incomingOf(
   }
 }
 
-/**
- * A line that is not valid UTF-8, with each invalid sequence replaced by U+FFFD (what a
- * lenient reader makes of it, an ACP SDK's `TextDecoder` among them), read again: the message
- * it then is, or undefined when it is none.
- */
-export function repairedUtf8(item: { raw: Buffer; unterminated: boolean }): Incoming | undefined {
-  const { raw, unterminated } = item;
-  const end = !unterminated && raw[raw.length - 1] === 0x0a ? raw.length - 1 : raw.length;
-  const line = Buffer.from(raw.subarray(0, end).toString("utf8"), "utf8");
-  const incoming = parseLine(line, Buffer.concat([line, raw.subarray(end)]), unterminated);
-  return incoming.kind === "invalid" ? undefined : incoming;
-}
-
 /** Read one line (without its terminator) into what it is. Never throws. */
 export function parseLine(line: Buffer, raw: Buffer, unterminated: boolean): Incoming {
   return incomingOf(classifyLine(line), line, raw, unterminated);
@@ -188,16 +175,25 @@ export function createMessageReader(options: {
   guard?: boolean;
   /** Monotonic clock, ms: the guard's doubt ends at a pause in the agent's output. */
   now?: () => number;
+  /**
+   * Read a message that is not valid UTF-8 repaired, each invalid sequence as U+FFFD (what the
+   * ACP SDK's lenient decoder reads; a strict reader could not read it at all), and say so.
+   */
+  onRepaired?: (repaired: { bytes: number; head: string }) => void;
 }): MessageReader {
   const reader = createJsonRpcReader({
     maxLineBytes: options.maxLineBytes,
     ...(options.guard ? { guard: true } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.onRepaired ? { repairUtf8: true } : {}),
   });
   const convert = (items: ReadItem[]): Incoming[] =>
     items.map((item): Incoming => {
       switch (item.kind) {
         case "message":
+          if (item.repaired) {
+            options.onRepaired?.({ bytes: item.raw.length, head: headOf(item.line) });
+          }
           return incomingOf(item.message, item.line, item.raw, item.unterminated);
         case "dropped":
           return {

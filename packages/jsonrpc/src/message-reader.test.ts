@@ -74,6 +74,35 @@ describe("createMessageReader", () => {
     ]);
   });
 
+  it("reads a message that is not valid UTF-8 repaired when asked, and distrusts it all the same", () => {
+    const broken = Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":3,"result":{"x":"caf'),
+      Buffer.from([0xc3]),
+      Buffer.from('"}}\n'),
+    ]);
+    const readBytes = (bytes: Buffer, options = {}) => {
+      const reader = createMessageReader({ maxLineBytes: 1_024, guard: true, ...options });
+      return [...reader.push(bytes), ...reader.end()];
+    };
+    expect(summary(readBytes(broken))).toEqual(["dropped not-utf8"]);
+    const [item] = readBytes(broken, { repairUtf8: true });
+    expect(item).toMatchObject({ kind: "message", repaired: true });
+    expect((item as { raw: Buffer }).raw.toString("utf8")).toBe(
+      '{"jsonrpc":"2.0","id":3,"result":{"x":"caf\ufffd"}}\n',
+    );
+    // After a line cut short, a repaired message is as suspect as any: it may be inside it.
+    const cut = Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":1,"result":{"text":"a\n'),
+      broken,
+      Buffer.from('rest"}}\n'),
+    ]);
+    expect(summary(readBytes(cut, { repairUtf8: true }))).toEqual([
+      "dropped truncated",
+      "dropped smuggled",
+      "dropped not-json",
+    ]);
+  });
+
   it("trusts every line of a peer it is told to trust", () => {
     expect(
       summary(read(`{"jsonrpc":"2.0","id":1,"result":{"t":"a\n${RESPONSE}`, { guard: false })),

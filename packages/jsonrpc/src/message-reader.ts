@@ -72,6 +72,8 @@ export type ReadItem =
       line: Buffer;
       /** The stream ended without a `\n` after it. */
       unterminated: boolean;
+      /** Not valid UTF-8 as it came: `raw` is it repaired (see `repairUtf8`). */
+      repaired?: true;
     }
   | {
       kind: "dropped";
@@ -107,6 +109,13 @@ export interface MessageReaderOptions {
   now?: () => number;
   /** Members to read from lines too long to parse, besides `jsonrpc`, `id` and `method`. */
   oversizeCapture?: readonly JsonPath[];
+  /**
+   * A line that is not valid UTF-8 is read with each invalid sequence replaced by U+FFFD (as a
+   * lenient reader reads it): when it is then a message, it comes out `repaired`, its `raw`
+   * the repaired bytes, judged by the guard as any message (a repaired line inside a line cut
+   * short is smuggled all the same). Without it, such a line is dropped (`not-utf8`).
+   */
+  repairUtf8?: boolean;
 }
 
 /** A reader for one stream. */
@@ -117,6 +126,7 @@ export interface MessageReader {
 }
 
 const ENVELOPE: readonly JsonPath[] = [["jsonrpc"], ["id"], ["method"]];
+const NEWLINE = Buffer.from("\n");
 /** The pause in a peer's output that ends the guard's doubt, ms (see `burstGapMs`). */
 const DEFAULT_BURST_GAP_MS = 100;
 const BATCH_MEMBERS = 16;
@@ -203,10 +213,22 @@ export function createMessageReader(options: MessageReaderOptions): MessageReade
     else if (message.reason === "not-json" || message.reason === "not-utf8") suspect = false;
   }
 
-  const line = (raw: Buffer, terminated: boolean): ReadItem => {
+  const line = (given: Buffer, terminated: boolean): ReadItem => {
     const unterminated = !terminated;
-    const text = terminated ? raw.subarray(0, raw.length - 1) : raw;
-    const message = classifyLine(text);
+    let raw = given;
+    let text = terminated ? raw.subarray(0, raw.length - 1) : raw;
+    let message = classifyLine(text);
+    let repaired = false;
+    if (options.repairUtf8 && message.kind === "invalid" && message.reason === "not-utf8") {
+      const fixed = Buffer.from(text.toString("utf8"), "utf8");
+      const again = classifyLine(fixed);
+      if (again.kind !== "invalid") {
+        message = again;
+        text = fixed;
+        raw = terminated ? Buffer.concat([fixed, NEWLINE]) : fixed;
+        repaired = true;
+      }
+    }
     const wasSuspect = suspect;
     if (options.guard) updateSuspicion(message);
     if (message.kind === "invalid") {
@@ -215,7 +237,14 @@ export function createMessageReader(options: MessageReaderOptions): MessageReade
     if (wasSuspect && options.guard) {
       return { kind: "dropped", reason: "smuggled", message, raw, line: text, unterminated };
     }
-    return { kind: "message", message, raw, line: text, unterminated };
+    return {
+      kind: "message",
+      message,
+      raw,
+      line: text,
+      unterminated,
+      ...(repaired ? { repaired: true as const } : {}),
+    };
   };
 
   const piece = (framed: LinePiece): ReadItem => {
