@@ -5,25 +5,44 @@
 import { isSecretName, redactKnownSecrets } from "@cursor-wrap/logger";
 import { agentFlagSecrets } from "./options/agent-flags.js";
 
+/** The credentials cursor-wrap itself uses: taken whatever they look like. */
+const OWN_CREDENTIALS = new Set(["CURSOR_API_KEY", "CURSOR_AUTH_TOKEN"]);
+
 /**
- * Redact, wherever they appear, the values of the environment's secrets (every variable whose
- * name says it is one: `CURSOR_API_KEY`, `GITHUB_TOKEN`, `DB_PASSWORD`; and every auth
- * profile's key, `CURSOR_WRAP_AUTH_<NAME>`), the secret flags given for the agent (`--api-key`,
- * `--auth-token`, credential headers), and `more` (keys read from files).
+ * Whether the value of another secret-named variable looks like a credential: long, of letters
+ * and digits, no space, not a path. `POSTGRES_PASSWORD=postgres`, `JWT_SECRET=development` or
+ * `GOOGLE_APPLICATION_CREDENTIALS=/path/key.json` are defaults and paths, and redacting them
+ * would blot out ordinary words of every log.
+ */
+function looksLikeCredential(value: string): boolean {
+  return (
+    value.length >= 16 &&
+    !/\s/.test(value) &&
+    !/^[/~.]/.test(value) &&
+    /[0-9]/.test(value) &&
+    /[A-Za-z]/.test(value)
+  );
+}
+
+/**
+ * Redact, wherever they appear, the credentials this process holds: `CURSOR_API_KEY`,
+ * `CURSOR_AUTH_TOKEN`, every auth profile's key (`CURSOR_WRAP_AUTH_<NAME>`), the secret flags
+ * given for the agent (`--api-key`, `--auth-token`, credential headers), `more` (keys read
+ * from files), and the value of any other variable whose name says it is a secret
+ * (`GITHUB_TOKEN`, `NPM_TOKEN`) when it looks like a credential (see `looksLikeCredential`).
  */
 export function redactHeldSecrets(
   env: NodeJS.ProcessEnv,
   agentFlags: readonly string[] = [],
   more: Iterable<string | undefined> = [],
 ): void {
-  redactKnownSecrets([
-    ...Object.entries(env)
-      .filter(
-        ([name]) =>
-          isSecretName(name) || (name.startsWith("CURSOR_WRAP_AUTH_") && !name.endsWith("_FILE")),
-      )
-      .map(([, value]) => value),
-    ...agentFlagSecrets(agentFlags),
-    ...more,
-  ]);
+  const fromEnv: Array<string | undefined> = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (OWN_CREDENTIALS.has(name)) fromEnv.push(value);
+    else if (name.startsWith("CURSOR_WRAP_AUTH_")) {
+      if (!name.endsWith("_FILE")) fromEnv.push(value);
+    } else if (isSecretName(name) && looksLikeCredential(value.trim())) fromEnv.push(value);
+  }
+  redactKnownSecrets([...fromEnv, ...agentFlagSecrets(agentFlags), ...more]);
 }
