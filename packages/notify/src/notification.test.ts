@@ -123,6 +123,25 @@ describe("createNotificationSource", () => {
       exit_code: 2,
       failure: { kind: "hang", summary: "no output for 60.0s", gave_up: null },
     });
+    // A log that says why it gave up on the hang: then, with why, and once.
+    const said = notificationsOf([
+      ["agent_spawn", {}],
+      ["hang_detected", HANG],
+      ["turn_end", { session_id: SESSION, outcome: "hang" }],
+      [
+        "gave_up",
+        {
+          kind: "hang",
+          summary: "no output for 60.0s",
+          gave_up: "hang: gave up after 1 hang retry",
+        },
+      ],
+      ["session_end", { outcome: "hang", exit_code: 2 }],
+    ]);
+    expect(said.map((notification) => notification.event)).toEqual(["hang", "gave-up", "done"]);
+    expect(said[1]).toMatchObject({
+      failure: { kind: "hang", gave_up: "hang: gave up after 1 hang retry" },
+    });
 
     // Stopped from outside: not giving up. A completed run: not either.
     for (const outcome of ["signal SIGTERM", "stdout EPIPE"]) {

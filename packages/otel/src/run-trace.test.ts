@@ -160,7 +160,10 @@ describe("the trace of a run, as an OTLP/HTTP receiver gets it", () => {
     expect(run!.status).toMatchObject({ code: 2, message: "hang" });
     const [attempt] = named(spans, "attempt");
     expect(attempt!.attributes["error.type"]).toBe(ERROR_TIMEOUT);
-    expect(attempt!.events.map((event) => event.name)).toEqual(["hang", "killed"]);
+    expect(attempt!.events.map((event) => event.name)).toEqual(["hang", "killed", "gave_up"]);
+    expect(attempt!.events.at(-1)!.attributes).toEqual({
+      "cursor_wrap.summary": "hang: hang retries are off (no prompt to resume with)",
+    });
   });
 
   it("marks an attempt that failed and was retried as failed, with the failure it was retried after", async () => {

@@ -159,6 +159,7 @@ const ABOUT_THE_LAST_ATTEMPT: ReadonlySet<string> = new Set([
   "retry",
   "agent_failure",
   "abnormal_exit",
+  "gave_up",
   "attempts_summary",
 ]);
 
@@ -450,6 +451,17 @@ export function createRunTrace(options: RunTraceOptions = {}): RunTrace {
             failed,
             kind,
             text(record, "summary") ?? kind,
+            failed === ending?.attempt ? ending.at : at,
+          );
+          return;
+        }
+        case "gave_up": {
+          // A hang or a budget the run did not recover from: why, on the attempt it ended.
+          const failed = ending?.attempt ?? attempt;
+          if (!failed) return;
+          failed.span.addEvent(
+            "gave_up",
+            { [CURSOR_WRAP.summary]: clip(text(record, "gave_up") ?? "gave up") },
             failed === ending?.attempt ? ending.at : at,
           );
           return;

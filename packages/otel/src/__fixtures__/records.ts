@@ -86,6 +86,11 @@ export const hangGivenUp: Step[] = [
   }),
   at(501, "agent_killed", { reason: "hang" }),
   at(510, "turn_end", { outcome: "hang", duration_ms: 508, tool_calls: 0, attempt: 1 }),
+  at(511, "gave_up", {
+    kind: "hang",
+    summary: "no output for 500ms",
+    gave_up: "hang: hang retries are off (no prompt to resume with)",
+  }),
   at(520, "session_end", { outcome: "hang", flagged: true, exit_code: 3 }),
 ];
 
