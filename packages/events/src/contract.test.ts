@@ -257,6 +257,24 @@ describe("the turn's tools", () => {
     expect(out.at(-1)).toMatchObject({ type: "done", data: { finishReason: "cancelled" } });
   });
 
+  it("does not end an abandoned call twice when the resumed agent reports its end", () => {
+    const normalizer = createContractNormalizer();
+    const ended = {
+      type: "tool_call",
+      subtype: "completed",
+      call_id: "c1",
+      tool_call: { shellToolCall: { args: { command: "sleep 600" }, result: { success: {} } } },
+    };
+    const out = [
+      ...normalizer.push(parseLine(JSON.stringify(shellStart("c1", "sleep 600")))),
+      ...normalizer.abandonCalls("the attempt ended before the call did (retried)"),
+      ...normalizer.push(parseLine(JSON.stringify(ended))),
+    ];
+    expect(
+      out.filter((event) => event.type === "tool_call").map((event) => event.data.status),
+    ).toEqual(["started", "failed"]);
+  });
+
   it("reads the generic function shape by its function's name and parsed arguments", () => {
     const event = parseLine(
       JSON.stringify({

@@ -172,6 +172,8 @@ export function createContractNormalizer(
   const agentErrors = options.agentErrors !== false;
   const assistant = createAssistantText();
   const calls = new Map<string, OpenCall>();
+  /** Calls ended as failed when their attempt was abandoned (see `abandonCalls`). */
+  const abandoned = new Set<string>();
   const fatalCodes = new Set<ContractErrorCode>();
   let started = false;
   let ended = false;
@@ -209,6 +211,7 @@ export function createContractNormalizer(
     if (!info || event.kind !== "json") return;
     const id = info.callId;
     if (event.subtype === "started") {
+      abandoned.delete(id);
       const name = canonicalToolName(info);
       const args = toolCallArgs(info);
       calls.set(id, {
@@ -228,6 +231,9 @@ export function createContractNormalizer(
     }
     if (event.subtype !== "completed" && event.subtype !== "failed") return;
     const open = calls.get(id);
+    // Ended already, as failed, with the attempt that ran it: a resumed agent's word on it
+    // comes too late to end it twice.
+    if (open === undefined && abandoned.delete(id)) return;
     calls.delete(id);
     const result = toolResult(event);
     const failed =
@@ -250,6 +256,7 @@ export function createContractNormalizer(
 
   const abandon = (out: ContractEvent[], summary: string): void => {
     for (const [id, open] of calls) {
+      abandoned.add(id);
       out.push(
         envelope("tool_call", { id, name: open.name, args: open.args, status: "failed", summary }),
       );
