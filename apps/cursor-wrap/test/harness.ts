@@ -1,7 +1,7 @@
 // Runs the built cursor-wrap executable against the fake agent, for the end-to-end tests.
 
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,6 +34,13 @@ export const CLI = fileURLToPath(new URL("../bin/cursor-wrap.js", import.meta.ur
 
 /** Every directory a test run used, for the orphan check at the end of the suite. */
 const runDirs: string[] = [];
+
+// The runs' directories (logs, the fake agent's records) go once the file's tests are done:
+// registered first, this hook runs after every other (vitest runs them as a stack), the
+// orphan check's included, which reads them.
+afterAll(() => {
+  for (const dir of runDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 export interface WrapOptions {
   scenario?: FakeAgentOptions["scenario"];

@@ -4,8 +4,6 @@
 // command line goes through the same `runCli` the executable calls, with streams of the test's
 // own; a run's agent is started in memory (`@cursor-wrap/run/testing`), not as a process.
 
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { fakeAgentProcess } from "@cursor-wrap/run/testing";
@@ -156,7 +154,7 @@ export function inMemoryAgent(script: AgentScript = quickTurn): {
 
 /** A fresh directory for a run's logs. */
 export function logDirectory(): string {
-  return join(mkdtempSync(join(tmpdir(), "cursor-wrap-in-process-")), "logs");
+  return join(runDirectory("cursor-wrap-in-process-"), "logs");
 }
 
 /** An in-process run with the fake agent as a real process: what {@link runWithFakeAgent} gives. */
