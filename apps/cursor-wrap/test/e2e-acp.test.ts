@@ -296,6 +296,17 @@ describe("cursor-wrap acp with the official library as the editor", () => {
       "cursor-wrap: web_search was cut short: the agent exited with code 3 (it said: fake-acp-agent: lost the connection to the search backend); cursor-wrap restarts it",
     );
     await exited(child);
+    // Its words are in the log, a record per line, and `logs show` shows them.
+    const shown = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        [CLI, "logs", "show", "fake-session-1", "--log-dir", join(dir, "logs")],
+        (error, stdout) => (error ? reject(error) : resolve(stdout)),
+      ),
+    );
+    expect(shown).toContain(
+      "agent stderr │ fake-acp-agent: lost the connection to the search backend",
+    );
   });
 
   it("waits for a permission the person answers late, and for a cursor/* question, without calling either a hang", async () => {

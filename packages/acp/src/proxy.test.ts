@@ -623,6 +623,22 @@ describe("startAcpProxy: the agent's stderr", () => {
   });
 });
 
+describe("startAcpProxy: what the agent said before it died", () => {
+  it("is quoted from its last words, never from a piece of one cut off (a key)", async () => {
+    const h = await promptedTurn();
+    h.agent.send(webSearch("in_progress"));
+    await h.settle();
+    h.agent.stderr(`key=${"S".repeat(30)}tail ${"y".repeat(490)}\n`);
+    await h.settle();
+    h.agent.exit({ code: 3, signal: null });
+    await h.settle();
+    const failed = h.editor.find((message) => message.params?.update?.status === "failed")[0];
+    const text = String(failed.params.update.content[0].content.text);
+    expect(text).toContain(`(it said: …${"y".repeat(490)})`);
+    expect(text).not.toMatch(/S+tail/);
+  });
+});
+
 describe("startAcpProxy: a crash mid-turn", () => {
   it("says what happened in the thread, answers the prompt, restarts and reloads", async () => {
     const h = await promptedTurn();

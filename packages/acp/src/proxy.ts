@@ -230,6 +230,18 @@ function beginsAsObject(head: Buffer): boolean {
 const STDERR_PIECE_BYTES = 64 * 1024;
 const NO_BYTES = Buffer.alloc(0);
 
+/** `text` without its first word (up to its first white space), which was cut. */
+function withoutFirstWord(text: string): string {
+  const space = text.search(/\s/);
+  return space === -1 ? "" : text.slice(space + 1);
+}
+
+/** The last `max` characters of `text`, without a word cut at their start (a piece of a key). */
+function lastWords(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `…${withoutFirstWord(text.slice(-max))}`;
+}
+
 /** The agent's last stderr bytes kept, to say why it failed. */
 const STDERR_TAIL_BYTES = 2_048;
 
@@ -334,6 +346,8 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
   let stopping: string | undefined;
   let finished = false;
   let stderrTail = Buffer.alloc(0);
+  // The agent said more than the tail keeps: its first bytes may be part of a word.
+  let stderrTailCut = false;
   let resolveDone: (end: AcpProxyEnd) => void = () => {};
   const done = new Promise<AcpProxyEnd>((resolve) => {
     resolveDone = resolve;
@@ -835,6 +849,7 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     current = generation;
     // What a replaced process said on stderr is not why this one fails.
     stderrTail = Buffer.alloc(0);
+    stderrTailCut = false;
     const startedAt = now();
     options.startAgent().then(
       (handle) => {
@@ -924,7 +939,9 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
     handle.stderr?.on("data", (chunk: Buffer) => {
       options.agentStderr?.write(chunk);
       if (generation === current) {
-        stderrTail = Buffer.concat([stderrTail, chunk]).subarray(-STDERR_TAIL_BYTES);
+        const joined = Buffer.concat([stderrTail, chunk]);
+        if (joined.length > STDERR_TAIL_BYTES) stderrTailCut = true;
+        stderrTail = joined.subarray(-STDERR_TAIL_BYTES);
       }
       logStderr(generation, chunk);
     });
@@ -1175,8 +1192,11 @@ export function startAcpProxy(options: AcpProxyOptions): AcpProxy {
       });
       return;
     }
-    const tail = stderrTail.toString("utf8").trim().split("\n").slice(-3).join(" | ");
-    const why = `${agentName} ${how}${tail ? ` (it said: ${tail.slice(-500)})` : ""}`;
+    const said = stderrTail.toString("utf8");
+    // What was cut off before the kept bytes leaves no piece of a word (a key) at their start.
+    const kept = stderrTailCut ? withoutFirstWord(said) : said;
+    const tail = kept.trim().split("\n").slice(-3).join(" | ");
+    const why = `${agentName} ${how}${tail ? ` (it said: ${lastWords(tail, 500)})` : ""}`;
     if (failure !== undefined) return;
     if (initializeParams === undefined) {
       // It died before the editor set anything up: there is nothing to restore, only to say why.

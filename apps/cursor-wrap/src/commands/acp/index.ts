@@ -11,7 +11,7 @@ import {
   supervisedAgent,
 } from "@cursor-wrap/acp";
 import { isPlausibleSessionId } from "@cursor-wrap/events";
-import { openSessionLog, type SessionLog } from "@cursor-wrap/logger";
+import { type ConsoleStream, openSessionLog, redact, type SessionLog } from "@cursor-wrap/logger";
 import { findAgentBinary } from "@cursor-wrap/run";
 import { signalExitCode } from "@cursor-wrap/run/ending";
 import { messageWithHint, SHARED_LOG_DIRECTORY_ADVICE } from "../../error-hints.js";
@@ -21,6 +21,7 @@ import { agentBaseEnvironment } from "../../options/agent-environment.js";
 import { monitorOptions } from "../../options/monitor-options.js";
 import { printError } from "../../print-error.js";
 import type { RunIo } from "../../run-io.js";
+import { relayStderr } from "../../stderr-relay.js";
 import { createTerminalSafeWriter } from "../../terminal-safe-writer.js";
 import type { AcpFlagOptions } from "./flags.js";
 
@@ -42,7 +43,7 @@ const FLAGGING: ReadonlySet<string> = new Set([
 ]);
 
 /** The proxy's log, or none (with one warning) when the log directory cannot be written: the agent must still run. */
-function openAcpLog(options: AcpOptions, io: RunIo): SessionLog | undefined {
+function openAcpLog(options: AcpOptions, stderr: ConsoleStream): SessionLog | undefined {
   try {
     return openSessionLog({
       sharedDirectoryAdvice: SHARED_LOG_DIRECTORY_ADVICE,
@@ -52,7 +53,7 @@ function openAcpLog(options: AcpOptions, io: RunIo): SessionLog | undefined {
       retentionMs: options.logRetentionMs,
       redact: options.redact,
       console: {
-        stream: io.stderr,
+        stream: stderr,
         level: options.logLevel,
         skip: ["acp_message", "acp_tool_call", "acp_liveness_sample", "agent_stderr"],
         // An agent that prints other lines on its stdout: all in the log, a few on stderr.
@@ -60,7 +61,7 @@ function openAcpLog(options: AcpOptions, io: RunIo): SessionLog | undefined {
       },
     });
   } catch (error) {
-    printError(io.stderr, `${messageWithHint(error)}; proxying without a log`);
+    printError(stderr, `${messageWithHint(error)}; proxying without a log`);
     return undefined;
   }
 }
@@ -103,12 +104,23 @@ export async function acpCommand(
 ): Promise<number> {
   // Credentials have no shape the log's redaction knows: it is told their values.
   redactHeldSecrets(env, options.agentFlags ?? []);
-  const log = openAcpLog(options, io);
+  // The agent's stderr goes on to ours, as the editor reads it, and into the log a line at a
+  // time; our own lines on stderr begin on a line of their own.
+  let log: SessionLog | undefined;
+  const agentStderr = relayStderr(
+    // The editor reads the agent's stderr byte for byte; a person running the proxy in a
+    // terminal sees it shown safely.
+    io.stderr.isTTY ? createTerminalSafeWriter(io.stderr) : io.stderr,
+    io.stderr,
+    { stderrAll: (events) => log?.stderrAll(events) },
+  );
+  log = openAcpLog(options, agentStderr.own);
   let flagged = false;
   let turns = 0;
   let sessionId: string | undefined;
   const startedAt = performance.now();
-  const proxyLog: AcpProxyLog | undefined = log && {
+  const opened = log;
+  const proxyLog: AcpProxyLog | undefined = opened && {
     record(name, fields) {
       if (FLAGGING.has(name)) flagged = true;
       if (name === "acp_turn_start") turns += 1;
@@ -120,18 +132,15 @@ export async function acpCommand(
         isPlausibleSessionId(fields.session_id)
       ) {
         sessionId = fields.session_id;
-        log.setSessionId(sessionId);
+        opened.setSessionId(sessionId);
       }
       // Every message is logged, without an fsync each; decisions are fsynced.
-      if (name === "acp_message") log.debug(fields, name);
-      else log.decision(name, fields, ACP_RECORDS[name], { sync: "soon" });
+      if (name === "acp_message") opened.debug(fields, name);
+      else opened.decision(name, fields, ACP_RECORDS[name], { sync: "soon" });
     },
-    stderr: (line) => log.stderr(line),
+    // The agent's stderr is logged by the relay above, not line by line by the proxy.
   };
   const { launcher, command } = agentLauncher(options, env);
-  // The editor reads the agent's stderr byte for byte; a person running the proxy in a
-  // terminal sees it shown safely.
-  const agentStderr = io.stderr.isTTY ? createTerminalSafeWriter(io.stderr) : io.stderr;
   const proxy = startAcpProxy({
     input: io.stdin as NodeJS.ReadableStream as Readable,
     output: io.stdout as NodeJS.WritableStream as Writable,
@@ -145,7 +154,7 @@ export async function acpCommand(
     // Setup requests wait for MCP servers to start, as a print-mode run's first output does.
     requestTimeoutMs: options.firstOutputMs,
     maxLineBytes: options.parseCap,
-    agentStderr: agentStderr as NodeJS.WritableStream as Writable,
+    agentStderr: agentStderr.stream,
     ...(proxyLog ? { log: proxyLog } : {}),
     context: { pid: process.pid, command, cwd: process.cwd() },
   });
@@ -161,7 +170,9 @@ export async function acpCommand(
     const end = await proxy.done;
     const exitCode =
       signalled !== undefined && end.exitCode === 0 ? signalExitCode(signalled) : end.exitCode;
-    if (end.exitCode !== 0) printError(io.stderr, `acp: ${end.reason}`);
+    agentStderr.end();
+    // The reason may quote the agent's stderr: redacted, as the log has it.
+    if (end.exitCode !== 0) printError(agentStderr.own, redact(`acp: ${end.reason}`));
     log?.close({
       outcome: signalled === undefined ? end.reason : `signal ${signalled}`,
       flagged: flagged || end.exitCode !== 0,

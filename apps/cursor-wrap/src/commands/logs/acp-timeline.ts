@@ -67,6 +67,9 @@ export function acpTimelineLine(record: Record<string, unknown>): string | undef
           return undefined;
       }
     }
+    case "agent_stderr":
+      // What the agent said on stderr: its own words about a crash or a failure.
+      return `  agent stderr │ ${text(record.raw_text ?? record.summary ?? "")}`;
     case "acp_proxy_start": {
       const command = Array.isArray(record.command) ? record.command.join(" ") : "";
       return `· acp: proxy started (${text(command)})`;

@@ -17,10 +17,10 @@ import { redactHeldSecrets } from "../../known-secrets.js";
 import { shownName } from "../../mcp-sessions.js";
 import { printError } from "../../print-error.js";
 import type { RunIo } from "../../run-io.js";
+import { relayStderr } from "../../stderr-relay.js";
 import { createTerminalSafeWriter } from "../../terminal-safe-writer.js";
 import { UsageError } from "../../usage-error.js";
 import type { McpOptions } from "./flags.js";
-import { relayServerStderr } from "./server-stderr.js";
 
 /**
  * A proxy's log rotates past this size (the earlier part kept once): a proxy runs as long as
@@ -110,7 +110,7 @@ export async function proxyCommand(
   // The server's stderr goes on to ours, as the editor reads it, and into the log; our own
   // lines on stderr begin on a line of their own.
   let log: SessionLog | undefined;
-  const serverStderr = relayServerStderr(
+  const serverStderr = relayStderr(
     // Cursor reads the server's stderr through a pipe, byte for byte; a person running the
     // proxy in a terminal sees it shown safely (R-FMT5).
     io.stderr.isTTY ? createTerminalSafeWriter(io.stderr) : io.stderr,

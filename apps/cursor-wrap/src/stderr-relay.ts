@@ -1,6 +1,7 @@
-// An MCP server's stderr, as `cursor-wrap mcp proxy` passes it on: byte for byte to the proxy's
-// stderr (which the editor reads as the server's log), and line by line into the proxy's log,
-// so the log of a hung call holds what the server said before it.
+// The stderr of a process a proxy runs (an MCP server under `cursor-wrap mcp proxy`, the agent
+// under `cursor-wrap acp`), as the proxy passes it on: byte for byte to the proxy's stderr
+// (which the editor reads as that process's log), and line by line into the proxy's log, so
+// the log of a hung call holds what the process said before it.
 
 import { Writable } from "node:stream";
 import { createLineFramer } from "@cursor-wrap/events";
@@ -11,32 +12,32 @@ const PIECE_BYTES = 64 * 1024;
 
 const NEWLINE = 0x0a;
 
-/** The relay of a server's stderr. */
-export interface ServerStderr {
-  /** What the server's stderr is piped into. */
+/** The relay of a process's stderr. */
+export interface StderrRelay {
+  /** What the process's stderr is piped (or written) into. */
   readonly stream: Writable;
   /**
    * The proxy's own lines, on the same stderr: each begins on a line of its own, also when
-   * the server's last line so far has no end yet.
+   * the process's last line so far has no end yet.
    */
   readonly own: ConsoleStream;
-  /** The server is gone: log a last line that had no end. */
+  /** The process is gone: log a last line that had no end. */
   end(): void;
 }
 
 /**
- * Relay a server's stderr to `show` (the proxy's stderr, or a terminal-safe writer in front of
+ * Relay a process's stderr to `show` (the proxy's stderr, or a terminal-safe writer in front of
  * it) and into `log`. Each write completes when `show` has taken it, so a reader that does not
  * keep up holds the server up as it would without the proxy; nothing is queued here.
  */
-export function relayServerStderr(
+export function relayStderr(
   show: NodeJS.WritableStream,
   target: ConsoleStream,
   log: Pick<SessionLog, "stderrAll"> | undefined,
-): ServerStderr {
+): StderrRelay {
   const framer = createLineFramer({ parseCap: PIECE_BYTES });
   let midLine = false;
-  // Once the reader of our stderr is gone (EPIPE), what comes is logged only: the server must
+  // Once the reader of our stderr is gone (EPIPE), what comes is logged only: the process must
   // not be held up, nor the proxy taken down, by a stderr nobody reads.
   let gone = false;
   const onError = (): void => {

@@ -2,14 +2,14 @@ import { once } from "node:events";
 import { PassThrough, Writable } from "node:stream";
 import type { AgentEvent } from "@cursor-wrap/events";
 import { describe, expect, it } from "vitest";
-import { relayServerStderr } from "./server-stderr.js";
+import { relayStderr } from "./stderr-relay.js";
 
 /** A relay into a PassThrough, its logged lines as text, and the proxy's own stderr writes. */
 function relay(show: NodeJS.WritableStream = new PassThrough().resume()) {
   const logged: AgentEvent[] = [];
   const own: string[] = [];
   const target = { write: (text: string) => own.push(text) };
-  const stderr = relayServerStderr(show, target, {
+  const stderr = relayStderr(show, target, {
     stderrAll: (events) => logged.push(...events),
   });
   const write = (chunk: Buffer | string) =>
@@ -21,7 +21,7 @@ function relay(show: NodeJS.WritableStream = new PassThrough().resume()) {
   return { stderr, write, lines, own, show };
 }
 
-describe("relayServerStderr", () => {
+describe("relayStderr", () => {
   it("passes the server's bytes on unchanged and logs them line by line", async () => {
     const show = new PassThrough();
     const shown: Buffer[] = [];
