@@ -31,6 +31,8 @@ export function messageWithHint(error: unknown): string {
  * to set, or to install, for each reason.
  */
 export function agentStartMessage(error: AgentSpawnError): string {
+  // Its working directory, not the binary: no flag of cursor-wrap's would change that.
+  if (error.message.includes(": its working directory ")) return error.message;
   switch (error.reason) {
     case "EACCES":
       return `${error.message} (set --agent-bin to a working binary)`;

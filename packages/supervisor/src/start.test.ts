@@ -160,6 +160,12 @@ describe("start", () => {
     expect(noCwd.message).toBe(
       `cannot start ${JSON.stringify(file)}: its working directory ${join(dir, "no-such-dir")} does not exist`,
     );
+    const underFile = await start({ bin: file, prompt: "x", cwd: join(file, "x") }).catch(
+      (caught) => caught,
+    );
+    expect(underFile.message).toBe(
+      `cannot start ${JSON.stringify(file)}: its working directory ${join(file, "x")} does not exist (a part of its path is a file)`,
+    );
     const fileCwd = await start({ bin: file, prompt: "x", cwd: file }).catch((caught) => caught);
     expect(fileCwd.message).toBe(
       `cannot start ${JSON.stringify(file)}: its working directory ${file} is not a directory`,

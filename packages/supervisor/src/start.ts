@@ -190,18 +190,29 @@ function resolveBinary(bin: string, env: NodeJS.ProcessEnv, cwd: string): string
   );
 }
 
-/** A working directory that is not one fails the spawn as ENOENT: said as what it is. */
+/**
+ * A working directory that is not one fails the spawn as ENOENT or EACCES, which read as the
+ * binary's: said as what it is.
+ */
 function checkWorkingDirectory(bin: string, cwd: string): void {
+  const refuse = (code: string, what: string): never => {
+    throw new AgentSpawnError(bin, code, `its working directory ${cwd} ${what}`);
+  };
   let directory: boolean;
   try {
     directory = statSync(cwd).isDirectory();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT" && code !== "ENOTDIR") return;
-    throw new AgentSpawnError(bin, code, `its working directory ${cwd} does not exist`);
+    if (code === "ENOENT") refuse(code, "does not exist");
+    if (code === "ENOTDIR") refuse(code, "does not exist (a part of its path is a file)");
+    if (code === "EACCES") refuse(code, "cannot be reached (permission denied)");
+    return;
   }
-  if (!directory) {
-    throw new AgentSpawnError(bin, "ENOTDIR", `its working directory ${cwd} is not a directory`);
+  if (!directory) refuse("ENOTDIR", "is not a directory");
+  try {
+    accessSync(cwd, constants.X_OK);
+  } catch {
+    refuse("EACCES", "cannot be entered (permission denied)");
   }
 }
 
