@@ -231,7 +231,22 @@ exit 1
         .split("\n")
         .filter((line) => line.startsWith("::"))
         .join("\n"),
+      // cursor-wrap's own words (the agent's stderr lines pass through as they are).
+      ownLines: result.stderr
+        .split("\n")
+        .filter((line) => line.startsWith("cursor-wrap"))
+        .join("\n"),
+      // The reason a wrapper line gives (its partial_result is the agent's text, passed on
+      // as the agent's own events on stdout are).
+      wrapperReasons: result.stdout
+        .toString()
+        .split("\n")
+        .filter((line) => line.includes('"type":"wrapper"'))
+        .map((line) => String((JSON.parse(line) as { reason?: unknown }).reason))
+        .join("\n"),
     };
+    expect(outputs.ownLines).toContain("[REDACTED]");
+    expect(outputs.wrapperReasons).toContain("[REDACTED]");
     // The agent's words are there, its keys are not: in its stderr and in its JSON events.
     expect(outputs.log).toContain("Error: invalid API key [REDACTED]");
     expect(outputs.log).toMatch(

@@ -23,7 +23,8 @@ export const CURSOR_RULES: ReadonlyArray<readonly [FailureKind, RegExp]> = [
   // Before a plan's refusal of a model: a usage-limit message may also say to upgrade.
   [
     "usage-limit",
-    /usage limit|spendLimitHit|quota exceeded|exceeded your current quota|out of credits/i,
+    // Hit, not a warning that it is near ("approaching your usage limit").
+    /(?<!\b(?:approaching|nearing|near|close to)\s+(?:your\s+|the\s+)?)usage limit|spendLimitHit|quota exceeded|exceeded your current quota|out of credits/i,
   ],
   [
     "model-unavailable",
@@ -32,11 +33,11 @@ export const CURSOR_RULES: ReadonlyArray<readonly [FailureKind, RegExp]> = [
   [
     "rate-limit",
     // "rate limited, retrying in 1s" is the CLI retrying by itself: not a failure (yet).
-    /\brate[ -]?limit(ed| exceeded)?\b(?![^\n]{0,20}\bretrying\b)|\bresource[_ ]exhausted\b|\btoo many requests\b|\b(HTTP|status|code|error)\D{0,12}429\b/i,
+    /\brate[ -]?limit(ed| exceeded)?\b(?![^\n]{0,20}\bretrying\b)|\bresource[_ ]exhausted\b|\btoo many requests\b|\b(HTTP(\/[\d.]+)?|status( code)?|code|error( code)?)[^A-Za-z0-9\n]{0,4}429\b/i,
   ],
   [
     "overloaded",
-    /\boverloaded(_error)?\b|trouble connecting to the model provider|unable to reach the model provider|\b(HTTP|status|code|error)\D{0,12}(529|503)\b/i,
+    /\boverloaded(_error)?\b|trouble connecting to the model provider|unable to reach the model provider|\b(HTTP(\/[\d.]+)?|status( code)?|code|error( code)?)[^A-Za-z0-9\n]{0,4}(529|503)\b/i,
   ],
   [
     "connection",

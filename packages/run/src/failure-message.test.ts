@@ -70,6 +70,14 @@ describe("recoveryHint", () => {
       recoveryHint(
         failureOf("overloaded", "x"),
         { action: "give-up", reason: "retries-spent", why: "" },
+        { ...POLICY, maxRetries: 0 },
+        1,
+      ),
+    ).toBe("Gave up after 1 attempt (--max-retries 0).");
+    expect(
+      recoveryHint(
+        failureOf("overloaded", "x"),
+        { action: "give-up", reason: "retries-spent", why: "" },
         { ...POLICY, fallbackModels: ["auto"] },
         8,
       ),

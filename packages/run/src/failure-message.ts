@@ -77,10 +77,11 @@ export function recoveryHint(
     case "retries-spent": {
       // The retries count per model (a fallback model has as many again) and hangs have their
       // own; `attempts` are all of the run's.
+      const tried = `Gave up after ${attempts} attempt${attempts === 1 ? "" : "s"}`;
       if (failure.kind === "hang")
-        return `Gave up after ${attempts} attempts (--max-hang-retries ${policy.hang.maxRetries}).`;
+        return `${tried} (--max-hang-retries ${policy.hang.maxRetries}).`;
       const switches = policy.fallbackModels.length > 0 && SWITCHES_MODEL.has(failure.kind);
-      return `Gave up after ${attempts} attempts (--max-retries ${policy.maxRetries}${
+      return `${tried} (--max-retries ${policy.maxRetries}${
         switches ? " on each model" : ""
       })${switches ? `; ${fallback}` : ""}.`;
     }

@@ -1,6 +1,6 @@
 import type { Usage } from "@cursor-wrap/events";
 import type { Formatter, TurnSummary } from "@cursor-wrap/format";
-import type { SessionLog } from "@cursor-wrap/logger";
+import { redact, type SessionLog } from "@cursor-wrap/logger";
 import type { AttemptsSummary } from "@cursor-wrap/recovery";
 import type { ExitInfo } from "@cursor-wrap/supervisor";
 import type { GaveUp, NextStep } from "./decide-after-turn.js";
@@ -119,11 +119,15 @@ function reportFailure(
     gaveUp && context.policy
       ? recoveryHint(failure, gaveUp.decision, context.policy, attempts)
       : undefined;
-  const message = [
-    failureMessage(failure, sessionId),
-    ...(hint ? [hint] : []),
-    ...(context.agentStatus ? [`(cursor-agent status: ${context.agentStatus})`] : []),
-  ].join("\n");
+  // The agent's words, quoted by cursor-wrap on its stderr and its wrapper line: redacted, as
+  // in the log (an agent that repeats its key in an error).
+  const message = redact(
+    [
+      failureMessage(failure, sessionId),
+      ...(hint ? [hint] : []),
+      ...(context.agentStatus ? [`(cursor-agent status: ${context.agentStatus})`] : []),
+    ].join("\n"),
+  );
   writeRecord(log, "agent_failure", {
     kind: failure.kind,
     detail: failure.detail,
@@ -189,7 +193,7 @@ export function reportTurn(result: TurnResult, step: NextStep, context: ReportCo
     case "abnormal": {
       const what = `cursor-agent exited with ${describeExit(result.exit)} without a result`;
       const tried = attempts > 1 ? ` (gave up after ${attempts} attempts)` : "";
-      const message = result.lastStderr ? `${what}: ${result.lastStderr}` : what;
+      const message = result.lastStderr ? redact(`${what}: ${result.lastStderr}`) : what;
       writeRecord(log, "abnormal_exit", {
         code: result.exit.code,
         signal: result.exit.signal,

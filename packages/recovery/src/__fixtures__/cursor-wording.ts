@@ -286,4 +286,9 @@ export const NOT_FAILURES: readonly string[] = [
   "The session was productive",
   "Aborting operation...",
   "processed 429 files",
+  // A status code's number in other words: a line number, a warning before the limit.
+  "Parse error on line 429 of ~/.cursor/cli-config.json",
+  "error at line 503, column 7",
+  "Warning: you are approaching your usage limit (80% used)",
+  "You are nearing the usage limit of your plan",
 ];
