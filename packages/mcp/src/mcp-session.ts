@@ -196,6 +196,20 @@ function readJournal(target: string, reference: string): Journal | undefined {
   );
 }
 
+/** A config's journal, if any, refused unless a session of this user's wrote it. */
+function trustedJournal(
+  target: string,
+  reference: string,
+  registryDir: string,
+): Journal | undefined {
+  const journal = readJournal(target, reference);
+  if (journal === undefined || journalHeldHere(journal, target, registryDir)) return journal;
+  throw new McpConfigError(
+    reference,
+    `the session journal ${target}${CONFIG_SIDE_FILES.session} was not written by a cursor-wrap session of yours (none of its sessions is recorded in ${registryDir}); nothing was changed (remove it if the config is as you want it)`,
+  );
+}
+
 function writeJournal(target: string, reference: string, journal: Journal, owner: Owner): void {
   replaceFile(`${target}${CONFIG_SIDE_FILES.session}`, Buffer.from(JSON.stringify(journal)), {
     mode: 0o600,
@@ -217,8 +231,33 @@ interface Locked {
   write(bytes: Uint8Array): void;
 }
 
+/**
+ * Whether a config's journal was written by a session of this user's: one of its holders has a
+ * record in the registry naming the config. A journal shipped beside a config (a cloned
+ * repository's) names none, and its "original" must never be written back.
+ */
+function journalHeldHere(journal: Journal, target: string, registryDir: string): boolean {
+  return journal.holders.some((holder) => {
+    if (!/^[0-9a-f]{16}$/.test(holder.id)) return false;
+    try {
+      const record = JSON.parse(
+        readRegularFile(recordPath(registryDir, holder.id), "a session record", 1 << 20).toString(
+          "utf8",
+        ),
+      ) as { configs?: Array<{ target?: unknown }> };
+      return Array.isArray(record.configs) && record.configs.some((c) => c.target === target);
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** Run `change` on a config under its lock, again if its client rewrites it meanwhile. */
-function withConfig<T>(config: SessionConfig, change: (locked: Locked) => T): T {
+function withConfig<T>(
+  config: SessionConfig,
+  registryDir: string,
+  change: (locked: Locked) => T,
+): T {
   const { target } = configTarget(config.path);
   const release = lockConfig(target, config.path, LOCK_WAIT_MS);
   try {
@@ -235,7 +274,7 @@ function withConfig<T>(config: SessionConfig, change: (locked: Locked) => T): T 
         current,
         owner: { uid: stats!.uid, gid: stats!.gid },
         mode: stats!.mode & 0o777,
-        journal: readJournal(target, config.path),
+        journal: trustedJournal(target, config.path, registryDir),
         write(bytes) {
           if (Buffer.compare(Buffer.from(bytes), current.bytes) === 0) return;
           replaceFile(target, bytes, {
@@ -282,8 +321,9 @@ function holdConfig(
   config: SessionConfig,
   holder: Omit<Holder, "entries">,
   proxy: ProxyInvocation,
+  registryDir: string,
 ): SessionConfigStart {
-  return withConfig(config, (locked) => {
+  return withConfig(config, registryDir, (locked) => {
     const scope = { dialect: config.dialect, context: config.context };
     const held = (locked.journal?.holders ?? []).flatMap((other) => other.entries);
     // Entries another session wrapped (and still needs, or left behind): shared, not wrapped again.
@@ -346,8 +386,9 @@ function releaseConfig(
   config: SessionConfig,
   holderId: string,
   ownEntries: readonly EntryRef[],
+  registryDir: string,
 ): SessionRelease {
-  return withConfig(config, (locked): SessionRelease => {
+  return withConfig(config, registryDir, (locked): SessionRelease => {
     const journal = locked.journal;
     const holders = journal?.holders ?? [];
     const own = holders.find((holder) => holder.id === holderId);
@@ -449,7 +490,9 @@ export function recoverMcpSessions(
   const recovered: Array<{ record: SessionRecord; releases: SessionRelease[] }> = [];
   for (const record of listMcpSessions(registryDir)) {
     if (record.live) continue;
-    const releases = record.configs.map((entry) => releaseSafely(configOf(entry), record.id, []));
+    const releases = record.configs.map((entry) =>
+      releaseSafely(configOf(entry), record.id, [], registryDir),
+    );
     if (releases.every((release) => release.error === undefined)) {
       removeFile(recordPath(registryDir, record.id));
     }
@@ -462,12 +505,13 @@ function releaseSafely(
   config: SessionConfig,
   holderId: string,
   ownEntries: readonly EntryRef[],
+  registryDir: string,
 ): SessionRelease {
   try {
     if (statOf(config.path) === undefined) {
       return { path: config.path, restored: [], exact: false, kept: [] };
     }
-    return releaseConfig(config, holderId, ownEntries);
+    return releaseConfig(config, holderId, ownEntries, registryDir);
   } catch (error) {
     return {
       path: config.path,
@@ -535,7 +579,12 @@ export function beginMcpSession(options: SessionOptions): McpSession {
     if (ended) return [];
     ended = true;
     const releases = started.map((item, index) =>
-      releaseSafely(targets[index]!.config, id, [...item.wrapped, ...item.shared]),
+      releaseSafely(
+        targets[index]!.config,
+        id,
+        [...item.wrapped, ...item.shared],
+        options.registryDir,
+      ),
     );
     if (releases.every((release) => release.error === undefined)) {
       removeFile(recordPath(options.registryDir, id));
@@ -543,7 +592,9 @@ export function beginMcpSession(options: SessionOptions): McpSession {
     return releases;
   };
   try {
-    for (const { config } of targets) started.push(holdConfig(config, holder, options.proxy));
+    for (const { config } of targets) {
+      started.push(holdConfig(config, holder, options.proxy, options.registryDir));
+    }
   } catch (error) {
     end();
     throw error;
