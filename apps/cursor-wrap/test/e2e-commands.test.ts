@@ -269,28 +269,41 @@ describe("cursor-wrap replay", () => {
   });
 });
 
+const T0 = Date.UTC(2026, 10, 25, 12, 0, 0);
+
+/**
+ * A session log in `dir` as a run writes it: the agent's spawn and its init line, then `later`
+ * (offsets from the start, ms; a raw line's receive time is its record's).
+ */
+function writeSessionLog(dir: string, later: Array<[number, string, object?]>): string {
+  const record = ([offset, msg, fields = {}]: [number, string, object?]) =>
+    JSON.stringify({
+      level: 20,
+      time: T0 + offset,
+      ts: T0 + offset,
+      msg,
+      ...(msg.startsWith("raw_event") ? { recv_ts: T0 + offset } : {}),
+      ...fields,
+    });
+  const file = join(dir, "cursor-wrap-2026-11-25T12-00-00-000Z-s.jsonl");
+  const opening: Array<[number, string, object?]> = [
+    [0, "agent_spawn", { bin: "cursor-agent", args: ["--print"] }],
+    [100, "raw_event", { raw: { type: "system", subtype: "init", session_id: "s" } }],
+  ];
+  writeFileSync(file, `${[...opening, ...later].map(record).join("\n")}\n`);
+  return file;
+}
+
 describe("replay and logs at their edges", () => {
   it("says a sample that could not look at the processes was none, not 0 ms of CPU", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cursor-wrap-unmeasured-"));
     try {
-      const t0 = Date.UTC(2026, 10, 25, 12, 0, 0);
-      const record = (offset: number, msg: string, fields: object = {}) =>
-        JSON.stringify({ level: 20, time: t0 + offset, ts: t0 + offset, msg, ...fields });
-      const file = join(dir, "cursor-wrap-2026-11-25T12-00-00-000Z-s.jsonl");
-      writeFileSync(
-        file,
-        `${[
-          record(0, "agent_spawn", { bin: "cursor-agent", args: ["--print"] }),
-          record(100, "raw_event", {
-            recv_ts: t0 + 100,
-            raw: { type: "system", subtype: "init", session_id: "s" },
-          }),
-          // A system without a process table: the run logged samples with no figures.
-          record(30_100, "liveness_sample", { processes: 0 }),
-          record(60_100, "liveness_sample", { processes: 0 }),
-          record(60_200, "agent_killed", { reason: "hang" }),
-        ].join("\n")}\n`,
-      );
+      const file = writeSessionLog(dir, [
+        // A system without a process table: the run logged samples with no figures.
+        [30_100, "liveness_sample", { processes: 0 }],
+        [60_100, "liveness_sample", { processes: 0 }],
+        [60_200, "agent_killed", { reason: "hang" }],
+      ]);
       const replay = await runInProcess(["replay", file, "--idle-timeout", "1m"]);
       const out = replay.stdout.toString();
       expect(out).toContain("the agent's processes could not be looked at (taken as parked)");
@@ -329,31 +342,11 @@ describe("replay and logs at their edges", () => {
       const fromCapture = await runInProcess(["replay", capture]);
       expect(fromCapture.stdout.toString()).toContain("turn 1 · session s · 3 lines over");
 
-      const t0 = Date.UTC(2026, 10, 25, 12, 0, 0);
-      const record = (offset: number, msg: string, fields: object = {}) =>
-        JSON.stringify({ level: 20, time: t0 + offset, ts: t0 + offset, msg, ...fields });
-      const file = join(dir, "cursor-wrap-2026-11-25T12-00-00-000Z-s.jsonl");
-      writeFileSync(
-        file,
-        `${[
-          record(0, "agent_spawn", { bin: "cursor-agent", args: ["--print"] }),
-          record(100, "raw_event", {
-            recv_ts: t0 + 100,
-            raw: { type: "system", subtype: "init", session_id: "s" },
-          }),
-          record(200, "raw_event", {
-            recv_ts: t0 + 200,
-            oversize: true,
-            truncated: true,
-            raw_head: huge.slice(0, 4096),
-          }),
-          record(900, "raw_event_end", { recv_ts: t0 + 900, oversize: true, bytes: huge.length }),
-          record(1_000, "raw_event", {
-            recv_ts: t0 + 1_000,
-            raw: { type: "result", subtype: "success", session_id: "s" },
-          }),
-        ].join("\n")}\n`,
-      );
+      const file = writeSessionLog(dir, [
+        [200, "raw_event", { oversize: true, truncated: true, raw_head: huge.slice(0, 4096) }],
+        [900, "raw_event_end", { oversize: true, bytes: huge.length }],
+        [1_000, "raw_event", { raw: { type: "result", subtype: "success", session_id: "s" } }],
+      ]);
       const fromLog = await runInProcess(["replay", file]);
       expect(fromLog.stdout.toString()).toContain("turn 1 · session s · 3 lines over");
     } finally {

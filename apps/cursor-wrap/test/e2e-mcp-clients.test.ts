@@ -117,24 +117,29 @@ interface Report {
 
 const reportOf = (path: string): Report => JSON.parse(readFileSync(path, "utf8")) as Report;
 
+/** The arguments of `mcp run` of a client that calls `echo`, writes its report and stays. */
+const stayingArgs = (client: string, report: string): string[] => [
+  "mcp",
+  "run",
+  "--",
+  client,
+  "--client",
+  "claude-code",
+  "--report",
+  report,
+  "--stay",
+  "--call",
+  "echo",
+];
+
 /** `mcp run` of a client that calls `echo`, writes its report and stays until a signal ends it. */
 function mcpRunStaying(where: ReturnType<typeof place>, client: string, report: string) {
-  return wrap(
-    [
-      "mcp",
-      "run",
-      "--",
-      client,
-      "--client",
-      "claude-code",
-      "--report",
-      report,
-      "--stay",
-      "--call",
-      "echo",
-    ],
-    { defaults: false, env: where.env, cwd: where.project, input: null },
-  );
+  return wrap(stayingArgs(client, report), {
+    defaults: false,
+    env: where.env,
+    cwd: where.project,
+    input: null,
+  });
 }
 
 const orphans: number[] = [];
@@ -357,29 +362,12 @@ describe("cursor-wrap mcp run", () => {
     const original = readFileSync(config, "utf8");
     const report = join(where.root, "report.json");
     // A session of its own: no terminal could have sent the agent a Ctrl+C itself.
-    const child = spawn(
-      process.execPath,
-      [
-        CLI,
-        "mcp",
-        "run",
-        "--",
-        fakeClaude(where),
-        "--client",
-        "claude-code",
-        "--report",
-        report,
-        "--stay",
-        "--call",
-        "echo",
-      ],
-      {
-        cwd: where.project,
-        detached: true,
-        env: { ...process.env, ...where.env },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    const child = spawn(process.execPath, [CLI, ...stayingArgs(fakeClaude(where), report)], {
+      cwd: where.project,
+      detached: true,
+      env: { ...process.env, ...where.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     await new Promise<void>((resolve) =>
       child.stdout!.on("data", (chunk: Buffer) => {

@@ -355,7 +355,8 @@ export function redactKnownSecrets(values: Iterable<string | undefined>): void {
 
 /** `text` with every known secret replaced (see {@link redactKnownSecrets}). */
 function maskKnown(text: string): string {
-  if (knownSecrets === undefined || !holdsKnown(text)) return text;
+  // One pass: `replace` gives the text back as it was when none is in it.
+  if (knownSecrets === undefined || text.length < knownShortest) return text;
   knownSecrets.lastIndex = 0;
   return text.replace(knownSecrets, REPLACEMENT);
 }
@@ -561,20 +562,26 @@ const KNOWN_CUT_MIN = 4;
  * of `text` starts, if one does: the earliest, when several do.
  */
 function knownCutAt(text: string): number | undefined {
-  let earliest: number | undefined;
+  const length = longestKnownPiece(text, (value, size) => text.endsWith(value.slice(0, size)));
+  return length === 0 ? undefined : text.length - length;
+}
+
+/**
+ * The longest piece of a known secret, from `KNOWN_CUT_MIN` characters to one short of the
+ * whole, that `fits` (`fits(value, size)`: the piece of `value` of that size is where it must
+ * be in `text`), or 0.
+ */
+function longestKnownPiece(text: string, fits: (value: string, size: number) => boolean): number {
+  let longest = 0;
   for (const value of knownValues) {
-    for (
-      let length = Math.min(value.length - 1, text.length);
-      length >= KNOWN_CUT_MIN;
-      length -= 1
-    ) {
-      if (!text.endsWith(value.slice(0, length))) continue;
-      const at = text.length - length;
-      if (earliest === undefined || at < earliest) earliest = at;
+    const shortest = Math.max(longest + 1, KNOWN_CUT_MIN);
+    for (let size = Math.min(value.length - 1, text.length); size >= shortest; size -= 1) {
+      if (!fits(value, size)) continue;
+      longest = size;
       break;
     }
   }
-  return earliest;
+  return longest;
 }
 
 // The rest of a secret at the start of a text whose beginning was cut off with the text before.
@@ -591,21 +598,10 @@ export function maskLeadingSecret(text: string): string {
  * beginning before it to be known by.
  */
 export function maskKnownLead(text: string): string {
-  let longest = 0;
-  for (const value of knownValues) {
-    for (
-      let length = Math.min(value.length - 1, text.length);
-      length >= KNOWN_CUT_MIN;
-      length -= 1
-    ) {
-      if (length <= longest) break;
-      if (text.startsWith(value.slice(value.length - length))) {
-        longest = length;
-        break;
-      }
-    }
-  }
-  return longest === 0 ? text : `${REPLACEMENT}${text.slice(longest)}`;
+  const length = longestKnownPiece(text, (value, size) =>
+    text.startsWith(value.slice(value.length - size)),
+  );
+  return length === 0 ? text : `${REPLACEMENT}${text.slice(length)}`;
 }
 
 // Values are searched decoded, as a reader of the log sees them (and as `redactJsonValue`

@@ -67,6 +67,18 @@ function fileLines(path: string): Buffer[] {
 const records = (path: string) =>
   fileLines(path).map((line) => JSON.parse(line.toString("utf8")) as Record<string, unknown>);
 
+/** A console sink that keeps what is printed on it. */
+function capturedConsole(): { printed: string; write(text: string): boolean } {
+  const sink = {
+    printed: "",
+    write(text: string) {
+      sink.printed += text;
+      return true;
+    },
+  };
+  return sink;
+}
+
 describe("openSessionLog", () => {
   it("keeps a secret the agent gave as its session id out of the file's name", () => {
     const log = open();
@@ -686,11 +698,7 @@ describe("openSessionLog", () => {
   });
 
   it("prints to the console sink at its level only, without colour off a terminal", () => {
-    const console = new PassThrough();
-    let printed = "";
-    console.on("data", (chunk) => {
-      printed += chunk.toString();
-    });
+    const console = capturedConsole();
     const log = open({ console: { stream: console, level: "warn", skip: ["shown_elsewhere"] } });
     log.decision("shown_elsewhere", {}, "error");
     log.decision("tool_call_opened", { call_id: "x" });
@@ -702,7 +710,7 @@ describe("openSessionLog", () => {
     log.warn({ summary: "Authentication required" }, "agent_stderr");
     log.raw(parseLine("T: raw lines never reach the console"));
     log.close({ outcome: "hang", flagged: true, exit_code: 0 });
-    expect(printed).toBe(
+    expect(console.printed).toBe(
       "cursor-wrap error: hang detected: no output for 1m with no tool running\n" +
         "cursor-wrap warn: agent stderr: Authentication required\n",
     );
@@ -724,34 +732,28 @@ describe("openSessionLog", () => {
   });
 
   it("writes nothing, to the file or the console, once closed", () => {
-    const console = new PassThrough();
-    let printed = "";
-    console.on("data", (chunk) => {
-      printed += chunk.toString();
-    });
+    const console = capturedConsole();
     const log = open({ console: { stream: console, level: "info" } });
     log.close({ outcome: "cancelled", flagged: true, exit_code: 130 });
     const written = readFileSync(log.path, "utf8");
-    printed = "";
+    console.printed = "";
     // What a process exit hook may still report (a last SIGKILL of what the agent left).
     log.info({ signal: "SIGKILL", pids: [1234], reason: "at once" }, "kill_step");
     log.warn({ survivors: [1234] }, "kill_survivors");
     log.decision("agent_killed", { reason: "late" }, "error");
-    expect(printed).toBe("");
+    expect(console.printed).toBe("");
     expect(readFileSync(log.path, "utf8")).toBe(written);
   });
 
   it("colours the console sink when asked", () => {
-    const console = new PassThrough();
-    let printed = "";
-    console.on("data", (chunk) => {
-      printed += chunk.toString();
-    });
+    const console = capturedConsole();
     const log = open({ console: { stream: console, level: "info", color: true } });
     log.decision("spawned", { pid: 42 });
     log.close({ outcome: "completed", flagged: false, exit_code: 0 });
-    expect(printed).toContain("\u001b[");
-    expect(printed.replace(/\u001b\[\d+m/g, "")).toContain("cursor-wrap info: spawned: pid=42");
+    expect(console.printed).toContain("\u001b[");
+    expect(console.printed.replace(/\u001b\[\d+m/g, "")).toContain(
+      "cursor-wrap info: spawned: pid=42",
+    );
   });
 
   it("throws a typed error before anything when the directory cannot be written", () => {
@@ -799,11 +801,7 @@ describe("openSessionLog", () => {
   });
 
   it("keeps going when writes fail: one warning, whole records only, the file marked incomplete", () => {
-    const console = new PassThrough();
-    let printed = "";
-    console.on("data", (chunk) => {
-      printed += chunk.toString();
-    });
+    const console = capturedConsole();
     const log = open({ console: { stream: console, level: "warn" } });
     log.raw(parseLine('{"type":"user","n":1}'));
     const full = Object.assign(new Error("no space left on device"), { code: "ENOSPC" });
@@ -819,8 +817,8 @@ describe("openSessionLog", () => {
     log.raw(parseLine('{"type":"user","n":3}'));
     expect(log.incomplete).toBe(true);
     log.close({ outcome: "completed", flagged: false, exit_code: 0 });
-    expect(printed.match(/log write failed/g)).toHaveLength(1);
-    expect(printed).toContain("ENOSPC: the session log");
+    expect(console.printed.match(/log write failed/g)).toHaveLength(1);
+    expect(console.printed).toContain("ENOSPC: the session log");
     expect(log.path).toMatch(/-unknown\.incomplete\.jsonl$/);
     const all = records(log.path);
     expect(

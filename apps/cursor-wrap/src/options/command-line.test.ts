@@ -307,22 +307,23 @@ describe("turnArgs after a recovery", () => {
 });
 
 describe("redactAgentArgs", () => {
+  // Secret flags in every form, a credential header and one that is not, a flag that is none.
+  const SECRET_FLAGS = [
+    "--api-key",
+    "sk-1",
+    "--api-key=sk-2",
+    "--auth-token",
+    "t",
+    "-H",
+    "Authorization: Bearer abc",
+    "-HCookie: a=b",
+    "--header=X-Team: a",
+    "--model",
+    "gpt-5",
+  ];
+
   it("hides the values of secret flags in every form, and credential headers only", () => {
-    expect(
-      redactAgentArgs([
-        "--api-key",
-        "sk-1",
-        "--api-key=sk-2",
-        "--auth-token",
-        "t",
-        "-H",
-        "Authorization: Bearer abc",
-        "-HCookie: a=b",
-        "--header=X-Team: a",
-        "--model",
-        "gpt-5",
-      ]),
-    ).toEqual([
+    expect(redactAgentArgs(SECRET_FLAGS)).toEqual([
       "--api-key",
       "[REDACTED]",
       "--api-key=[REDACTED]",
@@ -338,20 +339,14 @@ describe("redactAgentArgs", () => {
   });
 
   it("agentFlagSecrets gives the values it hides, a header's credential with and without its scheme", () => {
-    expect(
-      agentFlagSecrets([
-        "--api-key",
-        "sk-1",
-        "--api-key=sk-2",
-        "--auth-token",
-        "t",
-        "-H",
-        "Authorization: Bearer abc",
-        "-HCookie: a=b",
-        "--header=X-Team: a",
-        "--model",
-        "gpt-5",
-      ]),
-    ).toEqual(["sk-1", "sk-2", "t", "Bearer abc", "abc", "a=b", "a=b"]);
+    expect(agentFlagSecrets(SECRET_FLAGS)).toEqual([
+      "sk-1",
+      "sk-2",
+      "t",
+      "Bearer abc",
+      "abc",
+      "a=b",
+      "a=b",
+    ]);
   });
 });
